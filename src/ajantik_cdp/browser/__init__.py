@@ -1,0 +1,1 @@
+"""Finding and starting Chrome or Chromium with a debugging port and its own profile."""

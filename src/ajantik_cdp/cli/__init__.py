@@ -1,0 +1,1 @@
+"""The `ajantik` command line: one module per command group."""

@@ -1,0 +1,61 @@
+"""`ajantik browser`: Chrome with a debugging port and a profile of its own."""
+
+from __future__ import annotations
+
+import shlex
+import socket
+from pathlib import Path
+
+import click
+
+from ajantik_cdp.browser.launch import ChromeStartError, start_chrome, stop_on_signals
+from ajantik_cdp.browser.locate import BrowserNotFound, find_chrome
+from ajantik_cdp.cli.errors import CommandFailed
+
+NAME = "ajantik browser"
+DEFAULT_PROFILE = Path("~/.ajantik/chrome-profile")
+
+
+def _port_in_use(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@click.command("browser")
+@click.option("--port", default=9335, show_default=True, type=click.IntRange(1, 65535),
+              help="Chrome's remote-debugging port. Give it to `ajantik cdp --upstream`, not "
+              "to the skill.")
+@click.option("--profile", type=click.Path(path_type=Path, file_okay=False),
+              default=DEFAULT_PROFILE, show_default=True,
+              help="Profile directory. Chrome 136+ needs one other than your everyday profile "
+              "before it opens a debugging port. Log in to the portal in this profile.")
+@click.option("--headless", is_flag=True, help="No window (for servers and CI).")
+@click.option("--executable", type=click.Path(path_type=Path, dir_okay=False),
+              help="Chrome or Chromium to run. Default: $AJANTIK_CHROME, then chrome/chromium "
+              "on PATH, the macOS application, then Playwright's browsers.")
+def browser_command(port: int, profile: Path, headless: bool, executable: Path | None) -> int:
+    """Start Chrome or Chromium with a debugging port and its own profile.
+
+    It runs in the foreground; Ctrl-C closes it. Log in to the portal in the window it
+    opens, then put `ajantik cdp --upstream http://127.0.0.1:PORT` in front of it.
+    """
+    try:
+        exe = str(executable) if executable else find_chrome()
+    except BrowserNotFound as exc:
+        raise CommandFailed(NAME, str(exc), 1) from None
+    if _port_in_use(port):
+        raise CommandFailed(NAME, f"port {port} is in use (is Chrome already running there? "
+                            "check http://127.0.0.1:%d/json/version)" % port, 1)
+    profile = profile.expanduser()
+    try:
+        chrome = start_chrome(executable=exe, port=port, profile=profile, headless=headless,
+                              quiet=headless)
+    except (ChromeStartError, OSError) as exc:
+        raise CommandFailed(NAME, str(exc), 1) from None
+    click.echo(f"{NAME}: ran {shlex.join(chrome.command)}", err=True)
+    click.echo(f"{NAME}: Chrome is ready at http://127.0.0.1:{chrome.port} "
+               f"(profile {profile}); Ctrl-C to close it", err=True)
+    stop_on_signals(chrome.proc)
+    code = chrome.proc.wait()
+    click.echo(f"{NAME}: Chrome exited with code {code}", err=True)
+    return 0

@@ -1,0 +1,95 @@
+"""`ajantik cdp`: the guard."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import click
+
+from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.cli.logging_setup import configure
+from ajantik_cdp.config_file import load_config_file
+from ajantik_cdp.core.config import ConfigError, GuardConfig, parse_config
+from ajantik_cdp.core.faults import FaultSpec, FaultSpecError, parse_fault
+from ajantik_cdp.proxy.server import GuardOptions, GuardStartError, run_guard
+
+NAME = "ajantik cdp"
+log = logging.getLogger("ajantik.cdp")
+
+
+@click.command("cdp")
+@click.option("--upstream", required=True, metavar="URL",
+              help="Chrome's debugging address, e.g. http://127.0.0.1:9335. Keep it private: "
+              "skills get the guard's address instead.")
+@click.option("--port", default=9333, show_default=True, type=click.IntRange(0, 65535),
+              help="Port skills connect to (CDP_URL=http://127.0.0.1:PORT). 0 picks a free one.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback exposes the logged-in browser.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Guard rules, JSON or YAML: deny, deny_clicks, allow_writes, record, redact. "
+              "See guards/ for commented examples.")
+@click.option("--record", "record_path", default="ajantik-cdp.jsonl", show_default=True,
+              type=click.Path(path_type=Path, dir_okay=False),
+              help="The JSONL record of every write and block. An earlier record at this path "
+              "is moved aside, never overwritten.")
+@click.option("--fault", "fault_text", metavar="KIND:PATTERN",
+              help="Inject one fault on a write whose URL matches PATTERN. KIND is "
+              "phantom_success, transient_error, phantom_failure or session_drop.")
+@click.option("--fault-at", default=1, show_default=True, type=int, metavar="N",
+              help="Fire on the N-th matching write instead of the first.")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
+              help="Let web pages from ORIGIN connect (repeatable; '*' for any). By default "
+              "connections from web pages are refused.")
+@click.option("--hold-timeout", default=10.0, show_default=True, type=click.FloatRange(0.1),
+              help="Seconds a client's command may wait for the guard to take hold of a new "
+              "target before it is refused.")
+@click.option("-v", "--verbose", is_flag=True, help="Log debugging detail.")
+def cdp_command(upstream: str, port: int, host: str, config_path: Path | None,
+                record_path: Path, fault_text: str | None, fault_at: int,
+                allow_origins: tuple[str, ...], hold_timeout: float, verbose: bool) -> int:
+    """Guard a logged-in Chrome: a skill connects here exactly as it would to Chrome.
+
+    \b
+    chromium --user-data-dir=$HOME/.portal-profile --remote-debugging-port=9335
+    ajantik cdp --upstream http://127.0.0.1:9335 --port 9333 --config guard.json
+    CDP_URL=http://127.0.0.1:9333 python step.py
+
+    The guard keeps its own DevTools session on every tab, frame and worker. Denied
+    writes and page loads fail with net::ERR_BLOCKED_BY_CLIENT, presses on deny_clicks
+    controls are swallowed, and every write is recorded (secrets withheld). If the guard
+    loses Chrome it closes every client connection and exits with code 3. Ctrl-C, SIGTERM
+    and SIGHUP stop it cleanly (exit 0).
+    """
+    configure(NAME, verbose)
+    config = _load_config(config_path)
+    fault = _parse_fault(fault_text, fault_at)
+    if config_path is None:
+        log.warning("no --config: nothing is denied; writes are only recorded")
+    options = GuardOptions(
+        upstream=upstream, config=config, host=host, port=port, record_path=record_path,
+        allow_origins=allow_origins, fault=fault, hold_timeout=hold_timeout,
+    )
+    try:
+        return asyncio.run(run_guard(options))
+    except GuardStartError as exc:
+        raise CommandFailed(NAME, str(exc), 1) from None
+
+
+def _load_config(path: Path | None) -> GuardConfig:
+    try:
+        return load_config_file(path) if path is not None else parse_config({}, "(none)")
+    except ConfigError as exc:
+        raise CommandFailed(NAME, f"bad config {exc}", 2) from None
+
+
+def _parse_fault(text: str | None, at: int) -> FaultSpec | None:
+    if text is None:
+        if at != 1:
+            raise CommandFailed(NAME, "--fault-at needs --fault", 2)
+        return None
+    try:
+        return parse_fault(text, at)
+    except FaultSpecError as exc:
+        raise CommandFailed(NAME, str(exc), 2) from None

@@ -1,0 +1,63 @@
+"""Entry point of the `ajantik` command.
+
+Every error a person can cause (a wrong flag, a bad config, Chrome not running, a port in
+use) ends as one line on stderr and a non-zero exit code, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ajantik_cdp import __version__
+from ajantik_cdp.cli.browser_command import browser_command
+from ajantik_cdp.cli.cdp_command import cdp_command
+from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.cli.walkthrough_command import walkthrough_command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="ajantik")
+def cli() -> None:
+    """Crash-test AI agents that drive real browsers.
+
+    \b
+    ajantik walkthrough     see the guard stop a write, in one minute, offline
+    ajantik browser         start Chrome with a debugging port and its own profile
+    ajantik cdp             put the guard between a skill and that Chrome
+    """
+
+
+cli.add_command(cdp_command)
+cli.add_command(browser_command)
+cli.add_command(walkthrough_command)
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        code = cli.main(args=argv, prog_name="ajantik", standalone_mode=False)
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx else "ajantik"
+        click.echo(f"{where}: error: {exc.format_message()} (see `{where} --help`)", err=True)
+        sys.exit(2)
+    except CommandFailed as exc:
+        click.echo(f"{exc.command}: error: {exc.format_message()}", err=True)
+        sys.exit(exc.code)
+    except click.ClickException as exc:
+        click.echo(f"ajantik: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("ajantik: aborted", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("ajantik: interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # a bug: still one line, with a way to see the traceback
+        if os.environ.get("AJANTIK_DEBUG"):
+            raise
+        click.echo(f"ajantik: internal error: {exc!r} (set AJANTIK_DEBUG=1 for the traceback)",
+                   err=True)
+        sys.exit(70)
+    sys.exit(code if isinstance(code, int) else 0)

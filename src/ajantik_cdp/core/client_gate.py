@@ -1,0 +1,327 @@
+"""The client gate: which of a client's DevTools commands may go to Chrome, and when.
+
+The guard's own session in the browser is what stops requests. The gate protects that
+session from the client it proxies:
+
+* A command for a target the guard has not finished guarding is held until it has (or
+  refused, if the guard could not guard it). In particular a client's
+  ``Runtime.runIfWaitingForDebugger`` cannot release a new tab, popup, frame or worker
+  before the guard's interception is installed: measured on Chrome 156, one session's
+  release resumes a target that another session is still holding.
+* ``Target.createTarget`` with a URL navigates before any debugger can attach (measured:
+  the request reached the server before the attach event). The gate opens such targets
+  blank and asks the guard to navigate them once it holds them.
+* A client that rewrites a paused request (``Fetch.continueRequest`` with a new URL or
+  method) into one the rules deny has it failed instead.
+* ``Target.exposeDevToolsProtocol`` would hand a page's own scripts a browser session that
+  bypasses this gate; it is refused.
+
+Every client message is parsed and the gate forwards its own serialisation of what it
+checked, so a message with duplicate keys cannot mean one thing to the gate and another to
+Chrome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import orjson
+
+from ajantik_cdp.core.config import GuardConfig
+from ajantik_cdp.core.rules import Decision, RequestFacts, decide
+from ajantik_cdp.core.targets import CONTAINER_TYPES, TargetState
+
+BLANK_URLS = frozenset({"", "about:blank"})
+REFUSED_METHODS = {
+    "Target.exposeDevToolsProtocol": "it would give page scripts a DevTools session "
+    "that bypasses the guard",
+    "Network.setRequestInterception": "use the Fetch domain (the deprecated interception "
+    "API is not checked by the guard)",
+    "Network.continueInterceptedRequest": "use the Fetch domain (the deprecated "
+    "interception API is not checked by the guard)",
+}
+
+
+class RouteKind(Enum):
+    FORWARD = "forward"  # send ``text`` upstream
+    HOLD = "hold"  # wait until ``target_id`` is settled, then route the message again
+    REPLY = "reply"  # send ``text`` back to the client; nothing goes upstream
+
+
+@dataclass(frozen=True)
+class BlockedRewrite:
+    """A client's attempt to rewrite a paused request into a denied one."""
+
+    session_id: str | None
+    target_id: str | None
+    facts: RequestFacts
+    decision: Decision
+
+
+@dataclass(frozen=True)
+class Route:
+    kind: RouteKind
+    text: str = ""
+    target_id: str | None = None
+    blocked: BlockedRewrite | None = None
+
+
+@dataclass(frozen=True)
+class NavigateWhenGuarded:
+    """The gate opened ``target_id`` blank; the guard must navigate it to ``url``."""
+
+    target_id: str
+    url: str
+    frame_session_hint: str | None = None
+
+
+@dataclass
+class _Session:
+    target_id: str
+    target_type: str
+
+
+StatusLookup = Callable[[str], TargetState]
+
+
+@dataclass
+class ClientGate:
+    """Per-client-connection state. ``page_target`` is set for /devtools/page/<id> links."""
+
+    config: GuardConfig
+    page_target: str | None = None
+    sessions: dict[str, _Session] = field(default_factory=dict)
+    deferred_urls: dict[int, str] = field(default_factory=dict)
+    paused: dict[tuple[str | None, str], RequestFacts] = field(default_factory=dict)
+
+    # -- client -> Chrome -------------------------------------------------------------
+
+    def route_text(self, text: str, status: StatusLookup) -> Route:
+        try:
+            msg = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return Route(RouteKind.REPLY, _error(None, None, -32700, "Message must be JSON"))
+        return self.route(msg, status)
+
+    def route(self, msg: Any, status: StatusLookup) -> Route:
+        if not isinstance(msg, dict):
+            return Route(RouteKind.REPLY, _error(None, None, -32600, "Message must be an object"))
+        msg_id = msg.get("id")
+        method = msg.get("method")
+        session_id = msg.get("sessionId")
+        if not isinstance(msg_id, int) or isinstance(msg_id, bool):
+            return Route(
+                RouteKind.REPLY,
+                _error(None, session_id, -32600, "Message must have integer 'id' property"),
+            )
+        if not isinstance(method, str):
+            return Route(
+                RouteKind.REPLY,
+                _error(msg_id, session_id, -32600, "Message must have string 'method' property"),
+            )
+        if session_id is not None and not isinstance(session_id, str):
+            return Route(
+                RouteKind.REPLY,
+                _error(msg_id, None, -32600, "Message has property 'sessionId', but it is "
+                       "not a string"),
+            )
+
+        target_id, target_type = self._target_of(session_id)
+        if target_id is not None and target_type not in CONTAINER_TYPES:
+            state = status(target_id)
+            if state is TargetState.FAILED:
+                return Route(
+                    RouteKind.REPLY,
+                    _error(msg_id, session_id, -32000,
+                           f"ajantik cdp: target {target_id} could not be guarded, so no "
+                           "command may reach it"),
+                )
+            if state in (TargetState.PENDING, TargetState.UNKNOWN):
+                return Route(RouteKind.HOLD, target_id=target_id)
+
+        params = msg.get("params")
+        if params is not None and not isinstance(params, dict):
+            return Route(
+                RouteKind.REPLY, _error(msg_id, session_id, -32602, "Invalid parameters")
+            )
+        params = params or {}
+
+        refused = REFUSED_METHODS.get(method)
+        if refused:
+            return Route(
+                RouteKind.REPLY,
+                _error(msg_id, session_id, -32000, f"ajantik cdp refuses {method}: {refused}"),
+            )
+
+        if method == "Target.createTarget":
+            url = params.get("url")
+            if isinstance(url, str) and url not in BLANK_URLS:
+                self.deferred_urls[msg_id] = url
+                msg = {**msg, "params": {**params, "url": "about:blank"}}
+        elif method == "Target.sendMessageToTarget":
+            return self._route_nested(msg, params, status)
+        elif method == "Fetch.continueRequest":
+            rewrite = self._check_rewrite(session_id, target_id, params)
+            if rewrite is not None:
+                fail = {
+                    "id": msg_id,
+                    "method": "Fetch.failRequest",
+                    "params": {"requestId": params.get("requestId"),
+                               "errorReason": "BlockedByClient"},
+                }
+                if session_id is not None:
+                    fail["sessionId"] = session_id
+                return Route(RouteKind.FORWARD, _dumps(fail), target_id, blocked=rewrite)
+        return Route(RouteKind.FORWARD, _dumps(msg), target_id)
+
+    def refuse(self, text: str, target_id: str | None, waited: float) -> Route:
+        """Answer a held command whose target never became guarded."""
+        msg = orjson.loads(text)
+        return Route(
+            RouteKind.REPLY,
+            _error(msg.get("id"), msg.get("sessionId"), -32000,
+                   f"ajantik cdp: target {target_id} was not guarded within {waited:g}s, "
+                   "so the command was not sent"),
+        )
+
+    def _route_nested(self, msg: dict[str, Any], params: dict[str, Any],
+                      status: StatusLookup) -> Route:
+        """Old, non-flattened clients wrap each command in Target.sendMessageToTarget."""
+        inner_text = params.get("message")
+        inner_session = params.get("sessionId")
+        if not isinstance(inner_text, str) or not isinstance(inner_session, str):
+            return Route(RouteKind.FORWARD, _dumps(msg), None)
+        try:
+            inner = orjson.loads(inner_text)
+        except orjson.JSONDecodeError:
+            return Route(RouteKind.FORWARD, _dumps(msg), None)
+        if isinstance(inner, dict):
+            inner = {**inner, "sessionId": inner_session}
+        routed = self.route(inner, status)
+        if routed.kind is not RouteKind.FORWARD:
+            if routed.kind is RouteKind.REPLY:
+                # Answer on the outer command: the client waits for that id.
+                return Route(RouteKind.REPLY, _error(msg["id"], msg.get("sessionId"), -32000,
+                                                     _reply_message(routed.text)))
+            return routed
+        forwarded = orjson.loads(routed.text)
+        forwarded.pop("sessionId", None)
+        outer = {**msg, "params": {**params, "message": _dumps(forwarded)}}
+        return Route(RouteKind.FORWARD, _dumps(outer), routed.target_id, routed.blocked)
+
+    def _target_of(self, session_id: str | None) -> tuple[str | None, str | None]:
+        if session_id is None:
+            if self.page_target is not None:
+                return self.page_target, "page"
+            return None, None
+        sess = self.sessions.get(session_id)
+        if sess is None:
+            # Chrome rejects session ids it did not issue on this connection.
+            return None, None
+        return sess.target_id, sess.target_type
+
+    def _check_rewrite(self, session_id: str | None, target_id: str | None,
+                       params: dict[str, Any]) -> BlockedRewrite | None:
+        request_id = params.get("requestId")
+        if not isinstance(request_id, str):
+            return None
+        original = self.paused.pop((session_id, request_id), None)
+        new_url = params.get("url")
+        new_method = params.get("method")
+        if original is None or (new_url is None and new_method is None):
+            return None
+        facts = RequestFacts(
+            method=new_method if isinstance(new_method, str) else original.method,
+            url=new_url if isinstance(new_url, str) else original.url,
+            resource_type=original.resource_type,
+            is_redirect=True,  # a rewritten URL is a redirect the server never issued
+        )
+        decision = decide(self.config, facts)
+        if decision.blocked:
+            return BlockedRewrite(session_id, target_id, facts, decision)
+        return None
+
+    # -- Chrome -> client -------------------------------------------------------------
+
+    def wants(self, text: str) -> bool:
+        """Cheap pre-filter: does this upstream message need to be parsed?
+
+        Chrome writes method names unescaped, so a substring test cannot miss one; it
+        keeps large messages (screenshots, bodies) off the parser.
+        """
+        if self.deferred_urls and text.startswith('{"id":'):
+            return True
+        return (
+            "Target.attachedToTarget" in text
+            or "Target.detachedFromTarget" in text
+            or "Fetch.requestPaused" in text
+        )
+
+    def observe(self, text: str) -> list[NavigateWhenGuarded]:
+        try:
+            msg = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return []
+        return self.observe_message(msg)
+
+    def observe_message(self, msg: Any) -> list[NavigateWhenGuarded]:
+        if not isinstance(msg, dict):
+            return []
+        method = msg.get("method")
+        params = msg.get("params") or {}
+        if method == "Target.attachedToTarget":
+            info = params.get("targetInfo") or {}
+            sid = params.get("sessionId")
+            if isinstance(sid, str) and isinstance(info.get("targetId"), str):
+                self.sessions[sid] = _Session(info["targetId"], str(info.get("type", "")))
+        elif method == "Target.detachedFromTarget":
+            sid = params.get("sessionId")
+            if isinstance(sid, str):
+                self.sessions.pop(sid, None)
+        elif method == "Fetch.requestPaused":
+            req = params.get("request") or {}
+            rid = params.get("requestId")
+            if isinstance(rid, str) and params.get("responseStatusCode") is None:
+                self.paused[(msg.get("sessionId"), rid)] = RequestFacts(
+                    method=str(req.get("method", "GET")),
+                    url=str(req.get("url", "")),
+                    resource_type=str(params.get("resourceType", "Other")),
+                )
+        elif method == "Target.receivedMessageFromTarget":
+            inner_text = params.get("message")
+            if isinstance(inner_text, str):
+                try:
+                    return self.observe_message(
+                        {**orjson.loads(inner_text), "sessionId": params.get("sessionId")}
+                    )
+                except (orjson.JSONDecodeError, TypeError):
+                    return []
+        elif "id" in msg and msg["id"] in self.deferred_urls:
+            url = self.deferred_urls.pop(msg["id"])
+            target_id = (msg.get("result") or {}).get("targetId")
+            if isinstance(target_id, str):
+                return [NavigateWhenGuarded(target_id, url)]
+        return []
+
+
+def _dumps(msg: Any) -> str:
+    return orjson.dumps(msg).decode()
+
+
+def _error(msg_id: int | None, session_id: Any, code: int, message: str) -> str:
+    out: dict[str, Any] = {"error": {"code": code, "message": message}}
+    if msg_id is not None:
+        out["id"] = msg_id
+    if isinstance(session_id, str):
+        out["sessionId"] = session_id
+    return _dumps(out)
+
+
+def _reply_message(text: str) -> str:
+    try:
+        return str(orjson.loads(text)["error"]["message"])
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return "refused by ajantik cdp"

@@ -1,0 +1,98 @@
+"""One client's DevTools websocket, bridged to its own connection to Chrome.
+
+Frames flow unchanged in both directions, as text, in order, without compression. The
+client-to-Chrome direction runs every message through the client gate; a message the gate
+holds blocks the messages behind it, which keeps the client's order intact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import aiohttp
+from aiohttp import web
+
+from ajantik_cdp.core.client_gate import ClientGate, RouteKind
+from ajantik_cdp.proxy.events import GuardEvents
+from ajantik_cdp.proxy.guardian import Guardian
+
+log = logging.getLogger("ajantik.cdp")
+
+
+class ClientLink:
+    def __init__(self, client: web.WebSocketResponse, upstream: aiohttp.ClientWebSocketResponse,
+                 gate: ClientGate, guardian: Guardian, events: GuardEvents,
+                 hold_timeout: float) -> None:
+        self.client = client
+        self.upstream = upstream
+        self.gate = gate
+        self.guardian = guardian
+        self.events = events
+        self.hold_timeout = hold_timeout
+        self._navigations: set[asyncio.Task[bool]] = set()
+
+    async def run(self) -> None:
+        to_chrome = asyncio.create_task(self._client_to_chrome(), name="client->chrome")
+        to_client = asyncio.create_task(self._chrome_to_client(), name="chrome->client")
+        done, pending = await asyncio.wait({to_chrome, to_client},
+                                           return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        for task in (*done, *pending):
+            with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+                exc = task.exception() if task.done() and not task.cancelled() else None
+                if exc is not None and not isinstance(exc, ConnectionError):
+                    log.error("client link failed: %r", exc)
+        await self.close(1000, "")
+
+    async def close(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            await self.upstream.close()
+        with contextlib.suppress(Exception):
+            await self.client.close(code=code, message=reason.encode())
+
+    async def _client_to_chrome(self) -> None:
+        async for frame in self.client:
+            if frame.type is aiohttp.WSMsgType.TEXT:
+                text = frame.data
+            elif frame.type is aiohttp.WSMsgType.BINARY:
+                # Chrome would drop the connection; the guard sends the same JSON as text.
+                text = frame.data.decode("utf-8", "replace")
+            else:
+                break
+            await self._route(text)
+
+    async def _route(self, text: str) -> None:
+        route = self.gate.route_text(text, self.guardian.status)
+        if route.kind is RouteKind.HOLD:
+            assert route.target_id is not None
+            await self.guardian.wait_settled(route.target_id, self.hold_timeout)
+            route = self.gate.route_text(text, self.guardian.status)
+            if route.kind is RouteKind.HOLD:
+                # Still not guarded: answer the command with an error instead.
+                route = self.gate.refuse(text, route.target_id, self.hold_timeout)
+        if route.kind is RouteKind.FORWARD:
+            await self.upstream.send_str(route.text)
+            if route.blocked is not None:
+                b = route.blocked
+                self.events.client_block(b.session_id, b.target_id, b.facts, b.decision)
+        else:
+            await self.client.send_str(route.text)
+
+    async def _chrome_to_client(self) -> None:
+        async for frame in self.upstream:
+            if frame.type is not aiohttp.WSMsgType.TEXT:
+                if frame.type is aiohttp.WSMsgType.BINARY:
+                    await self.client.send_bytes(frame.data)
+                    continue
+                break
+            text = frame.data
+            if self.gate.wants(text):
+                for nav in self.gate.observe(text):
+                    task = asyncio.create_task(self.guardian.navigate_when_guarded(
+                        nav.target_id, nav.url, self.hold_timeout))
+                    self._navigations.add(task)
+                    task.add_done_callback(self._navigations.discard)
+            await self.client.send_str(text)

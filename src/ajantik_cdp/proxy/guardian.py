@@ -1,0 +1,356 @@
+"""The guard's own DevTools session on every target.
+
+On its own browser connection the guardian auto-attaches to every target, old and new,
+in every browser context, with ``waitForDebuggerOnStart``. On each one it installs Fetch
+interception (and auto-attach, so the target's frames and workers come to it paused too)
+and only then releases it. A target it cannot install itself on stays paused and is marked
+FAILED, so the client gate refuses every command for it.
+
+Each paused request is decided by the pure core (``plan_request``); this module only
+carries the decision out and reports it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from ajantik_cdp.core.config import GuardConfig
+from ajantik_cdp.core.faults import REASON_PHRASE, FaultKind, FaultState
+from ajantik_cdp.core.interception import (
+    RequestPlan,
+    Step,
+    client_status_after_response,
+    fault_headers,
+    plan_request,
+)
+from ajantik_cdp.core.rules import fetch_patterns
+from ajantik_cdp.core.targets import DOCUMENT_TYPES, EXEMPT_TYPES, TargetState, is_settled
+from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
+from ajantik_cdp.proxy.events import GuardEvents, PausedRequest
+from ajantik_cdp.proxy.page_scripts import PageScripts
+
+log = logging.getLogger("ajantik.cdp")
+
+AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+_DEDUP_LIMIT = 20_000
+
+
+@dataclass
+class Target:
+    target_id: str
+    target_type: str
+    session_id: str
+    url: str
+    state: TargetState = TargetState.PENDING
+
+
+@dataclass
+class _Inflight:
+    """A request continued with response interception: what the record line needs."""
+
+    paused: PausedRequest
+    plan: RequestPlan
+
+
+@dataclass
+class _Settle:
+    event: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Guardian:
+    def __init__(self, config: GuardConfig, faults: FaultState, events: GuardEvents,
+                 scripts: PageScripts) -> None:
+        self.config = config
+        self.faults = faults
+        self.events = events
+        self.scripts = scripts
+        self.targets: dict[str, Target] = {}
+        self.by_session: dict[str, Target] = {}
+        self._settles: dict[str, _Settle] = {}
+        self._inflight: dict[tuple[str, str], _Inflight] = {}
+        self._seen_paused: OrderedDict[tuple[str, str, bool], None] = OrderedDict()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.conn: CdpConnection | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    async def start(self, http: aiohttp.ClientSession, browser_ws_url: str) -> None:
+        ws = await http.ws_connect(browser_ws_url, max_msg_size=0, compress=0, autoping=True)
+        self.conn = CdpConnection(ws, self._on_event)
+        await self.conn.send("Target.setDiscoverTargets", {"discover": True})
+        # Chrome sends attachedToTarget for every existing target before it answers.
+        await self.conn.send("Target.setAutoAttach", AUTO_ATTACH)
+        pending = [self.wait_settled(tid, 30.0) for tid in list(self.targets)]
+        await asyncio.gather(*pending)
+
+    @property
+    def closed(self) -> asyncio.Event:
+        assert self.conn is not None
+        return self.conn.closed
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self.conn is not None:
+            await self.conn.close()
+
+    def _spawn(self, coro: Any) -> None:
+        task: asyncio.Task[None] = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            exc = task.exception()
+            if not isinstance(exc, ConnectionLost):
+                log.error("internal error: %r", exc, exc_info=exc)
+
+    # -- target states (read by the client gate) ----------------------------------------
+
+    def status(self, target_id: str) -> TargetState:
+        target = self.targets.get(target_id)
+        return target.state if target else TargetState.UNKNOWN
+
+    async def wait_settled(self, target_id: str, timeout: float) -> TargetState:
+        if is_settled(self.status(target_id)):
+            return self.status(target_id)
+        settle = self._settles.setdefault(target_id, _Settle())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(settle.event.wait(), timeout)
+        return self.status(target_id)
+
+    def _settle(self, target: Target, state: TargetState) -> None:
+        target.state = state
+        settle = self._settles.pop(target.target_id, None)
+        if settle is not None:
+            settle.event.set()
+
+    # -- events -------------------------------------------------------------------------
+
+    def _on_event(self, msg: dict[str, Any]) -> None:
+        method = msg.get("method")
+        params = msg.get("params") or {}
+        if method == "Fetch.requestPaused":
+            self._on_paused(msg.get("sessionId", ""), params)
+        elif method == "Target.attachedToTarget":
+            self._on_attached(params)
+        elif method == "Target.detachedFromTarget":
+            target = self.by_session.pop(params.get("sessionId", ""), None)
+            if target is not None and self.targets.get(target.target_id) is target:
+                del self.targets[target.target_id]
+        elif method == "Target.targetInfoChanged":
+            info = params.get("targetInfo") or {}
+            target = self.targets.get(info.get("targetId", ""))
+            if target is not None:
+                target.url = info.get("url", target.url)
+        elif method == "Runtime.bindingCalled":
+            self.scripts.on_binding(self, msg.get("sessionId", ""), params)
+
+    def _on_attached(self, params: dict[str, Any]) -> None:
+        info = params["targetInfo"]
+        target = Target(
+            target_id=info["targetId"],
+            target_type=info.get("type", "other"),
+            session_id=params["sessionId"],
+            url=info.get("url", ""),
+        )
+        previous = self.targets.get(target.target_id)
+        if previous is not None and is_settled(previous.state):
+            target.state = TargetState.PENDING
+        self.targets[target.target_id] = target
+        self.by_session[target.session_id] = target
+        self._spawn(self._install(target, bool(params.get("waitingForDebugger"))))
+
+    async def _install(self, target: Target, waiting: bool) -> None:
+        assert self.conn is not None
+        conn = self.conn
+        sid = target.session_id
+        if target.target_type in EXEMPT_TYPES:
+            if waiting:
+                await conn.send_and_forget("Runtime.runIfWaitingForDebugger", None, sid)
+            self._settle(target, TargetState.EXEMPT)
+            return
+        steps = [
+            conn.send("Fetch.enable", {"patterns": fetch_patterns(), "handleAuthRequests": False},
+                      sid),
+            conn.send("Target.setAutoAttach", AUTO_ATTACH, sid),
+        ]
+        if target.target_type in DOCUMENT_TYPES:
+            steps.extend(self.scripts.install_steps(conn, sid))
+        results = await asyncio.gather(*steps, return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        if failures:
+            if any(isinstance(f, ConnectionLost) for f in failures):
+                return
+            if sid not in self.by_session:
+                return  # detached while installing: nothing left to guard
+            log.error(
+                "could not guard %s %s (%s); it stays paused and no client command may "
+                "reach it", target.target_type, target.target_id, failures[0],
+            )
+            self._settle(target, TargetState.FAILED)
+            return
+        if waiting:
+            await conn.send_and_forget("Runtime.runIfWaitingForDebugger", None, sid)
+        self._settle(target, TargetState.GUARDED)
+
+    # -- navigation on behalf of the gate and /json/new ---------------------------------
+
+    async def navigate_when_guarded(self, target_id: str, url: str, timeout: float) -> bool:
+        assert self.conn is not None
+        state = await self.wait_settled(target_id, timeout)
+        target = self.targets.get(target_id)
+        if state is not TargetState.GUARDED or target is None:
+            log.error("did not open %s in target %s: it is not guarded (%s)", url, target_id,
+                      state.value)
+            return False
+        try:
+            await self.conn.send("Page.navigate", {"url": url}, target.session_id)
+        except CdpError as exc:
+            log.error("could not open %s in target %s: %s", url, target_id, exc)
+            return False
+        return True
+
+    async def create_tab(self, url: str, timeout: float) -> str:
+        """Open a tab blank, wait until it is guarded, then navigate it (for /json/new)."""
+        assert self.conn is not None
+        result = await self.conn.send("Target.createTarget", {"url": "about:blank"})
+        target_id: str = result["targetId"]
+        if url and url != "about:blank":
+            await self.navigate_when_guarded(target_id, url, timeout)
+        else:
+            await self.wait_settled(target_id, timeout)
+        return target_id
+
+    # -- interception -------------------------------------------------------------------
+
+    def _first_time(self, key: tuple[str, str, bool]) -> bool:
+        """Chrome can emit Fetch.requestPaused twice for one request; act once."""
+        if key in self._seen_paused:
+            return False
+        self._seen_paused[key] = None
+        if len(self._seen_paused) > _DEDUP_LIMIT:
+            self._seen_paused.popitem(last=False)
+        return True
+
+    def _on_paused(self, session_id: str, params: dict[str, Any]) -> None:
+        target = self.by_session.get(session_id)
+        request_id = params.get("requestId", "")
+        at_response = (
+            params.get("responseStatusCode") is not None
+            or params.get("responseErrorReason") is not None
+        )
+        if not self._first_time((session_id, request_id, at_response)):
+            return
+        if target is None:
+            # A session the guardian no longer tracks: never let its request through.
+            self._send(session_id, "Fetch.failRequest",
+                       {"requestId": request_id, "errorReason": "BlockedByClient"})
+            return
+        paused = PausedRequest.from_params(target.target_id, target.target_type, target.url,
+                                           params)
+        if at_response:
+            self._spawn(self._on_response(target, paused, params))
+            return
+        plan = plan_request(self.config, self.faults, paused.facts)
+        if plan.step is Step.FAIL:
+            self._send(session_id, "Fetch.failRequest",
+                       {"requestId": request_id, "errorReason": "BlockedByClient"})
+            self._spawn(self.events.network_block(self, target, paused, plan.decision))
+        elif plan.step is Step.FULFILL:
+            assert plan.status is not None
+            body = REASON_PHRASE.get(plan.status, "") if plan.status != 204 else ""
+            self._send(session_id, "Fetch.fulfillRequest", {
+                "requestId": request_id,
+                "responseCode": plan.status,
+                "responsePhrase": REASON_PHRASE.get(plan.status, ""),
+                "responseHeaders": fault_headers(paused.headers, plan.status),
+                "body": base64.b64encode(body.encode()).decode(),
+            })
+            self._spawn(self.events.request_done(
+                self, target, paused, plan.fault, system=None, client_status=plan.status))
+        else:
+            params_out: dict[str, Any] = {"requestId": request_id}
+            if plan.intercept_response:
+                params_out["interceptResponse"] = True
+                self._inflight[(session_id, request_id)] = _Inflight(paused, plan)
+            self._send(session_id, "Fetch.continueRequest", params_out)
+
+    async def _on_response(self, target: Target, paused: PausedRequest,
+                           params: dict[str, Any]) -> None:
+        assert self.conn is not None
+        sid = target.session_id
+        request_id = paused.request_id
+        inflight = self._inflight.pop((sid, request_id), None)
+        error = params.get("responseErrorReason")
+        if inflight is None:
+            if error:
+                self._send(sid, "Fetch.failRequest", {"requestId": request_id,
+                                                      "errorReason": error})
+            else:
+                self._send(sid, "Fetch.continueResponse", {"requestId": request_id})
+            return
+        fault = inflight.plan.fault
+        if error:
+            self._send(sid, "Fetch.failRequest", {"requestId": request_id, "errorReason": error})
+            await self.events.request_done(
+                self, target, inflight.paused, fault,
+                system=self.events.system_error(error), client_status=None,
+                client_error=error)
+            return
+        status = int(params["responseStatusCode"])
+        headers = params.get("responseHeaders") or []
+        body: bytes | None = None
+        if not 300 <= status < 400:
+            try:
+                got = await self.conn.send("Fetch.getResponseBody", {"requestId": request_id}, sid)
+                raw = got.get("body", "")
+                body = base64.b64decode(raw) if got.get("base64Encoded") else raw.encode()
+            except CdpError:
+                body = None
+        client_status = client_status_after_response(fault, status)
+        if fault is FaultKind.PHANTOM_FAILURE:
+            phrase = REASON_PHRASE[client_status]
+            self._send(sid, "Fetch.fulfillRequest", {
+                "requestId": request_id,
+                "responseCode": client_status,
+                "responsePhrase": phrase,
+                "responseHeaders": fault_headers(inflight.paused.headers, client_status),
+                "body": base64.b64encode(phrase.encode()).decode(),
+            })
+        else:
+            self._send(sid, "Fetch.continueResponse", {"requestId": request_id})
+        await self.events.request_done(
+            self, target, inflight.paused, fault,
+            system=self.events.system_answer(status, headers, body),
+            client_status=client_status)
+
+    def _send(self, session_id: str, method: str, params: dict[str, Any]) -> None:
+        assert self.conn is not None
+        self._spawn(self.conn.send_and_forget(method, params, session_id))
+
+    async def frame_url(self, target: Target, frame_id: str | None) -> str:
+        """The URL of the frame a request came from (the target's URL for workers)."""
+        if frame_id is None or target.target_type not in DOCUMENT_TYPES or self.conn is None:
+            return target.url
+        try:
+            tree = await self.conn.send("Page.getFrameTree", None, target.session_id, 5.0)
+        except (CdpError, ConnectionLost, TimeoutError):
+            return target.url
+        stack = [tree.get("frameTree", {})]
+        while stack:
+            node = stack.pop()
+            frame = node.get("frame", {})
+            if frame.get("id") == frame_id:
+                return str(frame.get("url", target.url))
+            stack.extend(node.get("childFrames", []))
+        return target.url

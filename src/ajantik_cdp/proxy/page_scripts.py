@@ -1,0 +1,70 @@
+"""deny_clicks: the script the guard installs in every document, and its reports."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Coroutine
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ajantik_cdp.proxy.cdp_connection import CdpConnection
+
+if TYPE_CHECKING:
+    from ajantik_cdp.proxy.events import GuardEvents
+    from ajantik_cdp.proxy.guardian import Guardian
+
+log = logging.getLogger("ajantik.cdp")
+
+# An isolated world: page scripts share the DOM with it but none of its JavaScript
+# objects, so they can neither see nor remove its listeners or its reporting binding.
+WORLD = "__ajantik_guard__"
+BINDING = "__ajantikBlocked"
+
+
+class PageScripts:
+    def __init__(self, deny_clicks: tuple[str, ...], events: GuardEvents) -> None:
+        self.patterns = deny_clicks
+        self.events = events
+        self.source = ""
+        if deny_clicks:
+            template = resources.files("ajantik_cdp.proxy").joinpath("deny_clicks.js")
+            self.source = (
+                template.read_text(encoding="utf-8")
+                .replace("__AJANTIK_PATTERNS__", orjson.dumps(list(deny_clicks)).decode())
+                .replace("__AJANTIK_BINDING__", orjson.dumps(BINDING).decode())
+            )
+
+    def install_steps(self, conn: CdpConnection,
+                      session_id: str) -> list[Coroutine[Any, Any, Any]]:
+        if not self.source:
+            return []
+        return [
+            conn.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD},
+                      session_id),
+            conn.send("Page.addScriptToEvaluateOnNewDocument",
+                      {"source": self.source, "worldName": WORLD, "runImmediately": True},
+                      session_id),
+        ]
+
+    def on_binding(self, guardian: Guardian, session_id: str, params: dict[str, Any]) -> None:
+        if params.get("name") != BINDING:
+            return
+        target = guardian.by_session.get(session_id)
+        if target is None:
+            return
+        try:
+            report = orjson.loads(params.get("payload", ""))
+            index = int(report["rule"])
+            rule = f"deny_clicks[{index}] {self.patterns[index]!r}"
+        except (orjson.JSONDecodeError, KeyError, ValueError, IndexError, TypeError):
+            log.error("ignored a malformed deny_clicks report from %s", target.target_id)
+            return
+        self.events.click_block(
+            target,
+            rule=rule,
+            label=str(report.get("label", ""))[:500],
+            frame_url=str(report.get("url", target.url)),
+            event=str(report.get("event", "")),
+        )

@@ -1,0 +1,76 @@
+"""The one place record lines reach the disk.
+
+Each line goes out in a single ``os.write`` on an ``O_APPEND`` descriptor, with no
+user-space buffer: once ``write`` returns, the line is in the kernel and survives the guard
+being killed with SIGKILL. A crash can therefore only lose the line being written.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ajantik_cdp.core.record_schema import (
+    BlockLine,
+    EndLine,
+    RecordLine,
+    RequestLine,
+    StartLine,
+    encode,
+)
+from ajantik_cdp.core.rules import is_write
+
+
+class RecordWriter:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self.counts: Counter[str] = Counter()
+        self._seq = 0
+
+    def next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def write(self, line: RecordLine) -> None:
+        if self._fd is None:
+            return
+        data = encode(line)
+        written = os.write(self._fd, data)
+        while written < len(data):  # a short write on a full disk: finish the line
+            written += os.write(self._fd, data[written:])
+        if isinstance(line, RequestLine):
+            self.counts["request"] += 1
+            if is_write(line.method):
+                self.counts["write"] += 1
+            if line.fault:
+                self.counts["fault"] += 1
+        elif isinstance(line, BlockLine):
+            self.counts["block"] += 1
+
+    def start(self, line: StartLine) -> None:
+        self.write(line)
+
+    def close(self, reason: str) -> None:
+        if self._fd is None:
+            return
+        counts = {k: self.counts.get(k, 0) for k in ("request", "write", "block", "fault")}
+        self.write(EndLine(reason=reason, counts=counts))
+        os.close(self._fd)
+        self._fd = None
+
+
+def set_aside(path: Path) -> Path | None:
+    """Move an earlier, non-empty record out of the way so a new run never appends to it
+    or overwrites it. Returns where it went."""
+    try:
+        if path.stat().st_size == 0:
+            return None
+    except FileNotFoundError:
+        return None
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = path.with_name(f"{path.stem}.{stamp}{path.suffix}")
+    path.rename(target)
+    return target

@@ -1,0 +1,89 @@
+"""Shared fixtures: one real Chromium per test session, a two-origin test site per test,
+and guards started in-process against that Chromium."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from ajantik_cdp.browser.launch import ChromeProcess, start_chrome
+from ajantik_cdp.core.config import parse_config
+from ajantik_cdp.core.faults import parse_fault
+from ajantik_cdp.proxy.server import GuardOptions, GuardServer
+from tests.support.site import HitSite
+
+
+@pytest.fixture(scope="session")
+def chrome() -> Iterator[ChromeProcess]:
+    # --site-per-process: the 127.0.0.2 frame inside a 127.0.0.1 page gets its own process
+    # and its own DevTools target (an out-of-process iframe).
+    proc = start_chrome(extra=("--site-per-process",))
+    yield proc
+    proc.close()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def pw() -> AsyncIterator[Any]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        yield playwright
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def site() -> AsyncIterator[HitSite]:
+    s = HitSite()
+    await s.start()
+    yield s
+    await s.stop()
+
+
+@dataclass
+class RunningGuard:
+    server: GuardServer
+    record: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+
+GuardFactory = Callable[..., Awaitable[RunningGuard]]
+
+
+def origin_rule(origin: str) -> str:
+    return f"^{re.escape(origin)}/"
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def guard(chrome: ChromeProcess, tmp_path: Path) -> AsyncIterator[GuardFactory]:
+    started: list[RunningGuard] = []
+
+    async def start(config: dict[str, Any] | None = None, *, fault: str | None = None,
+                    fault_at: int = 1, upstream: str | None = None,
+                    **options: Any) -> RunningGuard:
+        record = tmp_path / f"record-{len(started)}.jsonl"
+        opts = GuardOptions(
+            upstream=upstream or chrome.http_url,
+            config=parse_config(config or {}),
+            port=0,
+            record_path=record,
+            fault=parse_fault(fault, fault_at) if fault else None,
+            install_signal_handlers=False,
+            **options,
+        )
+        server = GuardServer(opts)
+        await server.start()
+        running = RunningGuard(server, record)
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        await running.server.shutdown("test finished", 1000)

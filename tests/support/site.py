@@ -1,0 +1,126 @@
+"""The test site: one aiohttp app served on two loopback origins (127.0.0.1 and 127.0.0.2,
+same port), so a frame from one inside a page from the other is out-of-process.
+
+Its hit log is the truth of "did the write happen": tests never trust the client's view
+or the guard's own log for that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from urllib.parse import quote
+
+from aiohttp import web
+
+CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE",
+    "Access-Control-Allow-Headers": "Content-Type",
+}
+
+
+@dataclass(frozen=True)
+class Hit:
+    method: str
+    host: str
+    path: str
+    body: bytes
+
+
+@dataclass
+class HitSite:
+    port: int = 0
+    hits: list[Hit] = field(default_factory=list)
+    pages: dict[str, str] = field(default_factory=dict)
+    scripts: dict[str, str] = field(default_factory=dict)
+    runner: web.AppRunner | None = None
+
+    @property
+    def a(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def b(self) -> str:
+        return f"http://127.0.0.2:{self.port}"
+
+    def writes(self, path_part: str = "") -> list[Hit]:
+        """Non-preflight hits whose method writes, optionally filtered by path."""
+        return [h for h in self.hits
+                if h.method not in ("GET", "HEAD", "OPTIONS") and path_part in h.path]
+
+    def gets(self, path_part: str) -> list[Hit]:
+        return [h for h in self.hits if h.method == "GET" and path_part in h.path]
+
+    def redirect(self, to: str, code: int = 302, origin: str | None = None) -> str:
+        return f"{origin or self.a}/redirect?code={code}&to={quote(to, safe='')}"
+
+    def page(self, name: str, html: str) -> str:
+        self.pages[name] = html
+        return f"{self.a}/page/{name}"
+
+    async def wait_for(self, predicate: object, timeout: float = 5.0) -> bool:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            if callable(predicate) and predicate():
+                return True
+            await asyncio.sleep(0.05)
+        return bool(callable(predicate) and predicate())
+
+    async def settle(self, seconds: float = 0.5) -> None:
+        """Give a request that should NOT arrive the time it would have needed."""
+        await asyncio.sleep(seconds)
+
+    # -- server -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_route("*", "/page/{name}", self._page)
+        app.router.add_route("*", "/js/{name}", self._script)
+        app.router.add_get("/redirect", self._redirect)
+        app.router.add_route("POST", "/redirect", self._redirect)
+        app.router.add_route("*", "/{tail:.*}", self._hit)
+        self.runner = web.AppRunner(app, access_log=None)
+        await self.runner.setup()
+        first = web.TCPSite(self.runner, "127.0.0.1", 0)
+        await first.start()
+        server = getattr(first, "_server", None)
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]
+        await web.TCPSite(self.runner, "127.0.0.2", self.port).start()
+
+    async def stop(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    def _render(self, text: str) -> str:
+        return text.replace("{A}", self.a).replace("{B}", self.b)
+
+    async def _page(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        self.hits.append(Hit(request.method, request.host, request.path, await request.read()))
+        html = self.pages.get(name)
+        if html is None:
+            return web.Response(status=404, text="no such page")
+        return web.Response(text=self._render(html), content_type="text/html")
+
+    async def _script(self, request: web.Request) -> web.Response:
+        body = self.scripts.get(request.match_info["name"])
+        if body is None:
+            return web.Response(status=404)
+        return web.Response(text=self._render(body), content_type="text/javascript",
+                            headers={"Service-Worker-Allowed": "/"})
+
+    async def _redirect(self, request: web.Request) -> web.Response:
+        self.hits.append(Hit(request.method, request.host, request.path, await request.read()))
+        code = int(request.query.get("code", "302"))
+        return web.Response(status=code, headers={"Location": request.query["to"], **CORS})
+
+    async def _hit(self, request: web.Request) -> web.Response:
+        if request.method == "OPTIONS":
+            return web.Response(status=204, headers=CORS)
+        self.hits.append(Hit(request.method, request.host, request.path, await request.read()))
+        if request.path.startswith("/denied") and request.method == "GET":
+            return web.Response(text="<h1>denied page loaded</h1>", content_type="text/html")
+        return web.json_response({"ok": True, "path": request.path}, headers=CORS)
