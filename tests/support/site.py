@@ -59,7 +59,7 @@ class HitSite:
         self.pages[name] = html
         return f"{self.a}/page/{name}"
 
-    async def wait_for(self, predicate: object, timeout: float = 5.0) -> bool:
+    async def wait_for(self, predicate: object, timeout: float = 10.0) -> bool:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while loop.time() < deadline:

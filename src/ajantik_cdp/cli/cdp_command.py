@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from pathlib import Path
 
 import click
@@ -16,7 +15,6 @@ from ajantik_cdp.core.faults import FaultSpec, FaultSpecError, parse_fault
 from ajantik_cdp.proxy.server import GuardOptions, GuardStartError, run_guard
 
 NAME = "ajantik cdp"
-log = logging.getLogger("ajantik.cdp")
 
 
 @click.command("cdp")
@@ -65,8 +63,6 @@ def cdp_command(upstream: str, port: int, host: str, config_path: Path | None,
     configure(NAME, verbose)
     config = _load_config(config_path)
     fault = _parse_fault(fault_text, fault_at)
-    if config_path is None:
-        log.warning("no --config: nothing is denied; writes are only recorded")
     options = GuardOptions(
         upstream=upstream, config=config, host=host, port=port, record_path=record_path,
         allow_origins=allow_origins, fault=fault, hold_timeout=hold_timeout,

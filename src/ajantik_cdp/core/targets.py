@@ -6,6 +6,7 @@ the client gate (which decides whether a client's command may reach it yet).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 
 
@@ -17,23 +18,6 @@ class TargetState(Enum):
     FAILED = "failed"  # could not be guarded; never released by the guard
 
 
-# Targets that run web content and can make requests: the guard installs Fetch
-# interception and auto-attach on each before releasing it.
-GUARDED_TYPES = frozenset(
-    {
-        "page",
-        "iframe",
-        "worker",
-        "shared_worker",
-        "service_worker",
-        "webview",
-        "other",
-        "auction_worklet",
-        "shared_storage_worklet",
-        "worklet",
-    }
-)
-
 # Chrome's own UI surfaces (chrome:// pages such as the omnibox popup). Chrome attaches
 # them on auto-attach and they must be released; they run no site content.
 EXEMPT_TYPES = frozenset({"browser_ui"})
@@ -44,6 +28,29 @@ CONTAINER_TYPES = frozenset({"tab", "browser"})
 
 # Types whose sessions can host Page.* commands (deny_clicks scripts, navigation).
 DOCUMENT_TYPES = frozenset({"page", "iframe", "webview"})
+
+
+@dataclass(frozen=True)
+class InstallPlan:
+    """What the guard must have in place on a target before it releases it."""
+
+    exempt: bool = False
+    fetch: bool = True
+    auto_attach: bool = True
+    page_scripts: bool = False
+
+
+def install_plan(target_type: str) -> InstallPlan:
+    if target_type in EXEMPT_TYPES:
+        return InstallPlan(exempt=True, fetch=False, auto_attach=False)
+    if target_type == "worker":
+        # A dedicated worker has no Fetch domain ("'Fetch.enable' wasn't found", Chrome
+        # 156); its requests are paused on its owner frame's session, which the guard
+        # already holds. Auto-attach still brings the workers it starts to the guard.
+        return InstallPlan(fetch=False)
+    # Everything else, known (page, iframe, shared and service workers) or not, gets
+    # interception; a type that refuses it stays paused rather than run unguarded.
+    return InstallPlan(page_scripts=target_type in DOCUMENT_TYPES)
 
 
 def is_settled(state: TargetState) -> bool:

@@ -36,16 +36,20 @@ class ClientLink:
     async def run(self) -> None:
         to_chrome = asyncio.create_task(self._client_to_chrome(), name="client->chrome")
         to_client = asyncio.create_task(self._chrome_to_client(), name="chrome->client")
-        done, pending = await asyncio.wait({to_chrome, to_client},
-                                           return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-        for task in (*done, *pending):
-            with contextlib.suppress(asyncio.CancelledError, ConnectionError):
-                exc = task.exception() if task.done() and not task.cancelled() else None
-                if exc is not None and not isinstance(exc, ConnectionError):
-                    log.error("client link failed: %r", exc)
-        await self.close(1000, "")
+        done, _ = await asyncio.wait({to_chrome, to_client}, return_when=asyncio.FIRST_COMPLETED)
+        # Close the other side while its reader is still running: the reader then sees the
+        # closing handshake and ends by itself. Cancelling a reader mid-receive instead
+        # leaves aiohttp waiting out its close timeout (10 s) for a reply nobody reads.
+        if to_client in done:
+            await self.close(1011, "Chrome closed the connection")
+        else:
+            await self.close(1000, "")
+        for task, result in zip((to_chrome, to_client),
+                                await asyncio.gather(to_chrome, to_client, return_exceptions=True),
+                                strict=True):
+            if isinstance(result, BaseException) and not isinstance(
+                    result, asyncio.CancelledError | ConnectionError):
+                log.error("client link %s failed: %r", task.get_name(), result)
 
     async def close(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):

@@ -32,7 +32,7 @@ from ajantik_cdp.core.interception import (
     plan_request,
 )
 from ajantik_cdp.core.rules import fetch_patterns
-from ajantik_cdp.core.targets import DOCUMENT_TYPES, EXEMPT_TYPES, TargetState, is_settled
+from ajantik_cdp.core.targets import DOCUMENT_TYPES, TargetState, install_plan, is_settled
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
 from ajantik_cdp.proxy.events import GuardEvents, PausedRequest
 from ajantik_cdp.proxy.page_scripts import PageScripts
@@ -174,17 +174,19 @@ class Guardian:
         assert self.conn is not None
         conn = self.conn
         sid = target.session_id
-        if target.target_type in EXEMPT_TYPES:
+        plan = install_plan(target.target_type)
+        if plan.exempt:
             if waiting:
                 await conn.send_and_forget("Runtime.runIfWaitingForDebugger", None, sid)
             self._settle(target, TargetState.EXEMPT)
             return
-        steps = [
-            conn.send("Fetch.enable", {"patterns": fetch_patterns(), "handleAuthRequests": False},
-                      sid),
-            conn.send("Target.setAutoAttach", AUTO_ATTACH, sid),
-        ]
-        if target.target_type in DOCUMENT_TYPES:
+        steps = []
+        if plan.fetch:
+            steps.append(conn.send("Fetch.enable", {"patterns": fetch_patterns(),
+                                                    "handleAuthRequests": False}, sid))
+        if plan.auto_attach:
+            steps.append(conn.send("Target.setAutoAttach", AUTO_ATTACH, sid))
+        if plan.page_scripts:
             steps.extend(self.scripts.install_steps(conn, sid))
         results = await asyncio.gather(*steps, return_exceptions=True)
         failures = [r for r in results if isinstance(r, BaseException)]

@@ -148,6 +148,10 @@ class GuardServer:
         held = sum(1 for t in self.guardian.targets.values() if t.state.value == "guarded")
         log.info("guarding %s (%d targets); skills connect to http://%s",
                  self.upstream.version.get("Browser", "Chrome"), held, self.own_netloc)
+        cfg = self.options.config
+        if not cfg.deny and cfg.allow_writes is None and not cfg.deny_clicks:
+            log.warning("no deny, allow_writes or deny_clicks rules: nothing is blocked; "
+                        "writes are only recorded")
         if self.options.fault:
             f = self.options.fault
             log.info("fault armed: %s on write #%d matching %r", f.kind.value, f.at, f.pattern)
@@ -342,7 +346,10 @@ class GuardServer:
         assert self.http is not None and self.guardian is not None and self.events is not None
         if self.guardian.closed.is_set():
             return web.Response(status=503, text="the guard has lost Chrome")
-        client = web.WebSocketResponse(max_msg_size=0, compress=False, autoping=True)
+        # timeout: how long closing waits for the client's reply. A client that never
+        # answers must not keep a failing-closed guard alive.
+        client = web.WebSocketResponse(max_msg_size=0, compress=False, autoping=True,
+                                       timeout=2.0)
         if not client.can_prepare(request).ok:
             return web.Response(status=400, text="WebSocket upgrade expected")
         try:

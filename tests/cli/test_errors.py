@@ -1,0 +1,100 @@
+"""What a new user gets wrong, and the one clear line they get back for it."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import run
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+def test_help_explains() -> None:
+    res = run("cdp", "--help")
+    assert res.code == 0
+    for words in ("--upstream", "--config", "--fault", "--record", "exits with code 3"):
+        assert words in res.stdout
+
+
+def test_missing_upstream() -> None:
+    line = run("cdp").one_line_error()
+    assert "ajantik cdp: error:" in line and "--upstream" in line
+
+
+def test_unknown_flag() -> None:
+    res = run("cdp", "--upstream", "http://127.0.0.1:1", "--bogus")
+    assert res.code == 2
+    assert "No such option '--bogus'" in res.one_line_error()
+
+
+def test_chrome_not_running() -> None:
+    res = run("cdp", "--upstream", "http://127.0.0.1:1", "--port", "0")
+    assert res.code == 1
+    line = res.one_line_error()
+    assert "cannot reach Chrome at http://127.0.0.1:1" in line
+    assert "ajantik browser --port 1" in line
+
+
+def test_bad_upstream_url() -> None:
+    res = run("cdp", "--upstream", "http://127.0.0.1", "--port", "0")
+    assert res.code == 1 and "needs a port" in res.one_line_error()
+
+
+def test_bad_config_lists_every_problem(tmp_path: Path) -> None:
+    cfg = tmp_path / "guard.json"
+    cfg.write_text('{"deny": "submission", "record": ["(x"], "colour": 1}')
+    res = run("cdp", "--upstream", "http://127.0.0.1:1", "--config", str(cfg))
+    assert res.code == 2
+    line = res.one_line_error()
+    assert "'deny' must be a list" in line and "does not compile" in line
+    assert "unknown key 'colour'" in line
+
+
+@pytest.mark.parametrize(("name", "text", "expect"), [
+    ("guard.json", "{not json", "not valid JSON"),
+    ("guard.yaml", "deny: [unclosed", "not valid YAML"),
+    ("missing.json", None, "file not found"),
+])
+def test_unreadable_configs(tmp_path: Path, name: str, text: str | None, expect: str) -> None:
+    cfg = tmp_path / name
+    if text is not None:
+        cfg.write_text(text)
+    res = run("cdp", "--upstream", "http://127.0.0.1:1", "--config", str(cfg))
+    assert res.code == 2 and expect in res.one_line_error()
+
+
+def test_port_in_use(chrome, busy_port: int) -> None:
+    res = run("cdp", "--upstream", chrome.http_url, "--port", str(busy_port))
+    assert res.code == 1
+    assert f"port {busy_port} on 127.0.0.1 is in use" in res.one_line_error()
+
+
+def test_bad_fault() -> None:
+    res = run("cdp", "--upstream", "http://127.0.0.1:1", "--fault", "explode:/api")
+    assert res.code == 2 and "unknown fault kind 'explode'" in res.one_line_error()
+
+
+def test_browser_not_found() -> None:
+    res = run("browser", "--port", "9", env={"AJANTIK_CHROME": "/nonexistent/chrome"})
+    assert res.code == 1 and "AJANTIK_CHROME" in res.one_line_error()
+
+
+def test_browser_port_in_use(busy_port: int) -> None:
+    res = run("browser", "--port", str(busy_port))
+    assert res.code == 1 and "is in use" in res.one_line_error()
+
+
+def test_walkthrough_without_a_browser(tmp_path: Path) -> None:
+    res = run("walkthrough", "--out", str(tmp_path),
+              env={"AJANTIK_CHROME": "/nonexistent/chrome"})
+    assert res.code == 1 and "AJANTIK_CHROME" in res.one_line_error()

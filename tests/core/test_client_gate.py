@@ -1,0 +1,194 @@
+"""The client gate, as a state machine: held, refused, rewritten, forwarded."""
+
+from __future__ import annotations
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ajantik_cdp.core.client_gate import ClientGate, NavigateWhenGuarded, RouteKind
+from ajantik_cdp.core.config import parse_config
+from ajantik_cdp.core.targets import TargetState
+
+CFG = parse_config({"deny": ["submission"], "allow_writes": ["^https://app/"]})
+
+
+def dumps(msg: object) -> str:
+    return orjson.dumps(msg).decode()
+
+
+def attached(session: str, target: str, ttype: str = "page") -> str:
+    return dumps({"method": "Target.attachedToTarget", "params": {
+        "sessionId": session, "targetInfo": {"targetId": target, "type": ttype},
+        "waitingForDebugger": True}})
+
+
+def states(**by_target: TargetState):  # type: ignore[no-untyped-def]
+    return lambda tid: by_target.get(tid, TargetState.UNKNOWN)
+
+
+def test_command_for_target_being_guarded_is_held_then_forwarded() -> None:
+    gate = ClientGate(CFG)
+    gate.observe(attached("S1", "T1"))
+    cmd = dumps({"id": 5, "method": "Runtime.runIfWaitingForDebugger", "sessionId": "S1"})
+    held = gate.route_text(cmd, states(T1=TargetState.PENDING))
+    assert held.kind is RouteKind.HOLD and held.target_id == "T1"
+    fwd = gate.route_text(cmd, states(T1=TargetState.GUARDED))
+    assert fwd.kind is RouteKind.FORWARD
+    assert orjson.loads(fwd.text) == orjson.loads(cmd)
+
+
+def test_unknown_target_is_held_and_failed_target_refused() -> None:
+    gate = ClientGate(CFG)
+    gate.observe(attached("S1", "T1"))
+    cmd = dumps({"id": 1, "method": "Page.navigate", "params": {"url": "x"}, "sessionId": "S1"})
+    assert gate.route_text(cmd, states()).kind is RouteKind.HOLD
+    refused = gate.route_text(cmd, states(T1=TargetState.FAILED))
+    assert refused.kind is RouteKind.REPLY
+    reply = orjson.loads(refused.text)
+    assert reply["id"] == 1 and reply["sessionId"] == "S1" and "could not be guarded" in \
+        reply["error"]["message"]
+
+
+def test_tab_and_browser_sessions_pass_while_pages_wait() -> None:
+    gate = ClientGate(CFG)
+    gate.observe(attached("TAB", "T-tab", "tab"))
+    cmd = dumps({"id": 2, "method": "Target.setAutoAttach", "sessionId": "TAB",
+                 "params": {"autoAttach": True}})
+    assert gate.route_text(cmd, states()).kind is RouteKind.FORWARD
+    browser_level = dumps({"id": 3, "method": "Target.getTargets"})
+    assert gate.route_text(browser_level, states()).kind is RouteKind.FORWARD
+
+
+def test_page_connection_is_gated_on_its_own_target() -> None:
+    gate = ClientGate(CFG, page_target="P1")
+    cmd = dumps({"id": 1, "method": "Runtime.evaluate", "params": {"expression": "1"}})
+    assert gate.route_text(cmd, states(P1=TargetState.PENDING)).kind is RouteKind.HOLD
+    assert gate.route_text(cmd, states(P1=TargetState.GUARDED)).kind is RouteKind.FORWARD
+
+
+def test_detached_session_is_forgotten() -> None:
+    gate = ClientGate(CFG)
+    gate.observe(attached("S1", "T1"))
+    gate.observe(dumps({"method": "Target.detachedFromTarget", "params": {"sessionId": "S1"}}))
+    cmd = dumps({"id": 1, "method": "Runtime.evaluate", "sessionId": "S1"})
+    # Chrome answers for a session it no longer has; the gate has nothing to hold.
+    assert gate.route_text(cmd, states()).kind is RouteKind.FORWARD
+
+
+def test_create_target_with_url_is_opened_blank_then_navigated() -> None:
+    gate = ClientGate(CFG)
+    cmd = dumps({"id": 9, "method": "Target.createTarget",
+                 "params": {"url": "https://app/submission", "newWindow": True}})
+    route = gate.route_text(cmd, states())
+    sent = orjson.loads(route.text)
+    assert sent["params"] == {"url": "about:blank", "newWindow": True}
+    assert gate.wants('{"id":9,"result":{"targetId":"NEW"}}')
+    navs = gate.observe('{"id":9,"result":{"targetId":"NEW"}}')
+    assert navs == [NavigateWhenGuarded("NEW", "https://app/submission")]
+    assert gate.observe('{"id":9,"result":{"targetId":"NEW"}}') == []
+
+
+def test_blank_create_target_is_untouched() -> None:
+    gate = ClientGate(CFG)
+    for url in ("", "about:blank"):
+        cmd = dumps({"id": 1, "method": "Target.createTarget", "params": {"url": url}})
+        assert orjson.loads(gate.route_text(cmd, states()).text)["params"]["url"] == url
+    assert not gate.deferred_urls
+
+
+def test_refused_methods() -> None:
+    gate = ClientGate(CFG)
+    cmd = dumps({"id": 4, "method": "Target.exposeDevToolsProtocol",
+                 "params": {"targetId": "T1"}})
+    route = gate.route_text(cmd, states())
+    assert route.kind is RouteKind.REPLY
+    assert "bypasses the guard" in orjson.loads(route.text)["error"]["message"]
+
+
+def paused(session: str, rid: str, method: str, url: str) -> str:
+    return dumps({"method": "Fetch.requestPaused", "sessionId": session, "params": {
+        "requestId": rid, "resourceType": "XHR", "request": {"method": method, "url": url}}})
+
+
+def test_client_rewrite_into_denied_url_becomes_fail() -> None:
+    gate = ClientGate(CFG)
+    gate.observe(attached("S1", "T1"))
+    gate.observe(paused("S1", "R1", "POST", "https://app/draft"))
+    cmd = dumps({"id": 7, "method": "Fetch.continueRequest", "sessionId": "S1",
+                 "params": {"requestId": "R1", "url": "https://app/submission"}})
+    route = gate.route_text(cmd, states(T1=TargetState.GUARDED))
+    sent = orjson.loads(route.text)
+    assert sent["method"] == "Fetch.failRequest" and sent["id"] == 7
+    assert sent["params"] == {"requestId": "R1", "errorReason": "BlockedByClient"}
+    assert route.blocked is not None and route.blocked.decision.reason == "deny"
+
+
+def test_client_rewrite_of_method_outside_allowlist_becomes_fail() -> None:
+    gate = ClientGate(CFG)
+    gate.observe(attached("S1", "T1"))
+    gate.observe(paused("S1", "R2", "GET", "https://elsewhere/x"))
+    cmd = dumps({"id": 8, "method": "Fetch.continueRequest", "sessionId": "S1",
+                 "params": {"requestId": "R2", "method": "POST"}})
+    sent = orjson.loads(gate.route_text(cmd, states(T1=TargetState.GUARDED)).text)
+    assert sent["method"] == "Fetch.failRequest"
+
+
+def test_harmless_rewrite_passes() -> None:
+    gate = ClientGate(CFG)
+    gate.observe(attached("S1", "T1"))
+    gate.observe(paused("S1", "R3", "POST", "https://app/draft"))
+    cmd = dumps({"id": 9, "method": "Fetch.continueRequest", "sessionId": "S1",
+                 "params": {"requestId": "R3", "url": "https://app/draft2"}})
+    route = gate.route_text(cmd, states(T1=TargetState.GUARDED))
+    assert orjson.loads(route.text)["method"] == "Fetch.continueRequest"
+    assert route.blocked is None
+
+
+def test_nested_non_flat_messages_are_gated_like_flat_ones() -> None:
+    gate = ClientGate(CFG)
+    gate.observe(attached("S1", "T1"))
+    inner = dumps({"id": 1, "method": "Runtime.runIfWaitingForDebugger"})
+    outer = dumps({"id": 50, "method": "Target.sendMessageToTarget",
+                   "params": {"sessionId": "S1", "message": inner}})
+    assert gate.route_text(outer, states(T1=TargetState.PENDING)).kind is RouteKind.HOLD
+    fwd = gate.route_text(outer, states(T1=TargetState.GUARDED))
+    sent = orjson.loads(fwd.text)
+    assert sent["method"] == "Target.sendMessageToTarget"
+    assert orjson.loads(sent["params"]["message"])["method"] == \
+        "Runtime.runIfWaitingForDebugger"
+    bad = dumps({"id": 51, "method": "Target.sendMessageToTarget", "params": {
+        "sessionId": "S1", "message": dumps({"id": 2, "method": "Target.exposeDevToolsProtocol"})}})
+    reply = orjson.loads(gate.route_text(bad, states(T1=TargetState.GUARDED)).text)
+    assert reply["id"] == 51 and "error" in reply
+
+
+def test_duplicate_keys_cannot_smuggle_a_method() -> None:
+    gate = ClientGate(CFG)
+    gate.observe(attached("S1", "T1"))
+    raw = ('{"id":1,"method":"Runtime.evaluate","sessionId":"S1",'
+           '"method":"Runtime.runIfWaitingForDebugger"}')
+    route = gate.route_text(raw, states(T1=TargetState.PENDING))
+    assert route.kind is RouteKind.HOLD  # judged on the last key...
+    fwd = gate.route_text(raw, states(T1=TargetState.GUARDED))
+    assert fwd.text.count('"method"') == 1  # ...and Chrome gets exactly what was judged
+
+
+@given(st.one_of(st.text(max_size=30), st.binary(max_size=30).map(lambda b: b.hex())))
+def test_garbage_is_answered_never_forwarded(text: str) -> None:
+    gate = ClientGate(CFG)
+    route = gate.route_text(text, states())
+    if route.kind is RouteKind.FORWARD:
+        msg = orjson.loads(route.text)
+        assert isinstance(msg["id"], int) and isinstance(msg["method"], str)
+    else:
+        assert route.kind is RouteKind.REPLY and "error" in orjson.loads(route.text)
+
+
+def test_malformed_messages_get_chrome_like_errors() -> None:
+    gate = ClientGate(CFG)
+    for text in ("not json", "[1]", '{"method":"x"}', '{"id":"1","method":"x"}',
+                 '{"id":1}', '{"id":1,"method":"x","sessionId":5}',
+                 '{"id":1,"method":"x","params":[]}'):
+        route = gate.route_text(text, states())
+        assert route.kind is RouteKind.REPLY, text

@@ -1,0 +1,41 @@
+"""Each attack path first reaches the site without the guard, then is stopped by it,
+while an allowed write still lands. The site's own hit log is the only evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from ajantik_cdp.core.record_schema import BlockLine, read_lines
+from tests.conftest import GuardFactory, origin_rule
+from tests.guard.attacks import ATTACKS, POST_JS, Attack, Env, install
+from tests.support.site import HitSite
+
+CONFIG_DENY = ["denied"]
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])
+async def test_attack_lands_without_guard_and_is_stopped_by_it(
+        attack: Attack, pw, chrome, guard: GuardFactory, site: HitSite) -> None:
+    install(site)
+    await attack.run(Env(pw, chrome.http_url, site))
+    assert await site.wait_for(lambda: attack.landed(site)), \
+        f"{attack.name}: the attack did not land even without the guard"
+
+    site.hits.clear()
+    g = await guard({"deny": CONFIG_DENY, "allow_writes": [origin_rule(site.a)]})
+    await attack.run(Env(pw, g.url, site))
+    await site.settle(0.3)
+    assert attack.landed(site) == [], f"{attack.name}: got through the guard"
+    lines, _ = read_lines(g.record.read_bytes())
+    blocks = [ln for ln in lines if isinstance(ln, BlockLine)]
+    assert any(("denied" in (b.url or "") or "elsewhere" in (b.url or "")) for b in blocks), \
+        f"{attack.name}: stopped, but the guard recorded no block for it"
+
+    # The same guard still lets an allowed write land.
+    env = Env(pw, g.url, site)
+    browser, ctx, page = await env.page()
+    await page.goto(site.a + "/page/blank")
+    assert await page.evaluate(POST_JS, "/hit/allowed") == 200
+    await ctx.close()
+    await browser.close()
+    assert len(site.writes("/hit/allowed")) == 1
