@@ -21,7 +21,15 @@ from hypothesis import strategies as st
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.record_schema import Body, encode
 from ajantik_cdp.core.redaction import Redactor, is_secret_header
-from ajantik_cdp.core.secret_detection import find_secret, is_secret_key
+from ajantik_cdp.core.secret_detection import (
+    _TEXT_SECRET,
+    TOKEN_PATTERNS,
+    find_secret,
+    has_token,
+    is_secret_key,
+    mask_tokens,
+    text_finds_secret,
+)
 
 KEY = b"k" * 32
 ORDINARY = b'{"name": "Ada Lovelace"}'
@@ -214,7 +222,8 @@ SECRET_KEYS = [
 ]
 ORDINARY_WORDS = ["name", "record", "city", "items", "notes", "amount", "title", "date",
                   "email", "country", "filing", "owner", "description", "street", "id"]
-SAFE_TEXT = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,-",
+# No "Z": the secrets start with "Zq", so finding "Zq" in an output is always a leak.
+SAFE_TEXT = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY0123456789 .,-",
                     max_size=30)
 SECRET_VALUE = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_", min_size=6,
                        max_size=24).map(lambda s: "Zq" + s)
@@ -244,7 +253,7 @@ def json_with_secret_at_depth(draw: st.DrawFn) -> tuple[Any, str]:
     return node, secret
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(json_with_secret_at_depth(), st.booleans())
 def test_secret_under_sensitive_key_never_survives_json(case: tuple[Any, str],
                                                         as_string: bool) -> None:
@@ -317,7 +326,7 @@ def test_ordinary_forms_and_queries_round_trip_exactly(fields: dict[str, str]) -
     assert red.url(url) == url
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.sampled_from(SECRET_KEYS), SECRET_VALUE,
        st.dictionaries(st.sampled_from(ORDINARY_WORDS), SAFE_TEXT, max_size=3))
 def test_secret_query_values_are_masked(key: str, secret: str, others: dict[str, str]) -> None:
@@ -365,3 +374,16 @@ def encode_body_line(body: Body) -> bytes:
         seq=1, target_id="t", target_type="page", frame_url=None, method="POST",
         url="https://app.test/", resource_type="Fetch", request_headers={}, request_body=body,
         system=None, fault=None, client_status=204))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.from_regex(TOKEN_PATTERNS))
+def test_the_anchor_prefilter_never_hides_a_token(text: str) -> None:
+    assert has_token(text)
+    assert mask_tokens(text, "#") != text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.from_regex(_TEXT_SECRET))
+def test_the_text_prefilter_never_hides_a_secret_named_value(text: str) -> None:
+    assert text_finds_secret(text) is not None

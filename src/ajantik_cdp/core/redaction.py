@@ -13,6 +13,7 @@ recovered or confirmed by guessing from the file.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, quote, unquote_plus, urlsplit, urlunsplit
 
@@ -47,6 +48,7 @@ _HEADER_SECRET_WORDS = frozenset({"key", "signature", "sig"})
 _URL_HEADERS = frozenset({"location", "referer", "content-location", "origin", "link"})
 
 
+@functools.lru_cache(maxsize=1024)
 def is_secret_header(name: str) -> bool:
     lower = name.lower()
     return (lower in _SENSITIVE_HEADERS or is_secret_key(name)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 import zlib
 from collections.abc import Iterable
@@ -31,6 +32,8 @@ _STRONG_KEY_PARTS = (
     "clientsecret", "samlrequest", "samlresponse", "samlart", "assertion", "jwt", "credential",
     "authorization", "cookie", "sessionid", "sessid", "bearer", "codeverifier", "mfacode",
 )
+_STRONG = re.compile("|".join(_STRONG_KEY_PARTS))
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
 # Ordinary words that contain a strong part ("secretary" contains "secret").
 _NOT_SECRET_PARTS = ("secretary", "secretariat")
 # Whole words (after splitting camelCase, snake_case, kebab-case) that name a secret.
@@ -71,6 +74,12 @@ TOKEN_PATTERNS = re.compile(
     r"|<saml2?p:(?:Response|AuthnRequest|LogoutRequest|LogoutResponse|ArtifactResolve)\b"
     r"|\bSAML(?:Request|Response)\b"
 )
+# Literal text that every TOKEN_PATTERNS alternative contains. Python's regex engine tries
+# each alternative at every position, which costs close to a microsecond per character;
+# substring tests run at memory speed and rule out almost every ordinary string first.
+_TOKEN_ANCHORS = ("eyJ", "-----BEGIN", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_",
+                  "ghr_", "github_pat_", "glpat-", "xox", "sk-", "k_live_", "k_test_", "npm_",
+                  "AIza", "Assertion", "<saml", "SAML")
 # Three dot-separated base64url segments: a JWT when the first decodes to a JOSE header.
 # Checked by decoding because a header need not start with "eyJ" ({" with no space).
 _JWT_CANDIDATE = re.compile(r"[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*")
@@ -83,6 +92,7 @@ _AUTH_SCHEME = re.compile(
 )
 _BASIC = re.compile(r"(?i)^\s*basic\s+([A-Za-z0-9+/]{4,}={0,2})\s*$")
 # In text nothing else parses, a secret-named key followed by a value.
+_TEXT_ANCHORS = ("pass", "pwd", "secret", "token", "api", "authorization", "session")
 _TEXT_SECRET = re.compile(
     r"(?i)(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|client[_-]?secret|"
     r"authorization|session[_-]?id)[\"']?\s*[=:]\s*[\"']?[^\s\"'&<>,;]{3,}"
@@ -111,13 +121,24 @@ def key_words(key: str) -> list[str]:
 
 def is_secret_key(key: str) -> bool:
     """Whether a field, parameter, cookie or header name holds a secret value."""
+    # Bodies repeat the same few names; only short names are cached, so a body full of
+    # long parsed-out "keys" cannot grow the cache's memory.
+    return _is_secret_key_cached(key) if len(key) <= 64 else _is_secret_key(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_secret_key_cached(key: str) -> bool:
+    return _is_secret_key(key)
+
+
+def _is_secret_key(key: str) -> bool:
     words = key_words(key)
     if any(w in _META_WORDS for w in words):
         return False
-    norm = re.sub(r"[^a-z0-9]", "", key.lower())
+    norm = _NOT_ALNUM.sub("", key.lower())
     for ordinary in _NOT_SECRET_PARTS:
         norm = norm.replace(ordinary, "")
-    if any(part in norm for part in _STRONG_KEY_PARTS):
+    if _STRONG.search(norm):
         return True
     return any(w in _WEAK_KEY_WORDS for w in words)
 
@@ -138,14 +159,17 @@ def _is_jwt(candidate: str) -> bool:
 
 def has_token(text: str) -> bool:
     """A JWT, private key, SAML message or well-known API key shape anywhere in text."""
-    if TOKEN_PATTERNS.search(text) is not None:
+    if any(a in text for a in _TOKEN_ANCHORS) and TOKEN_PATTERNS.search(text) is not None:
         return True
-    return any(_is_jwt(m.group(0)) for m in _JWT_CANDIDATE.finditer(text))
+    return "." in text and any(_is_jwt(m.group(0)) for m in _JWT_CANDIDATE.finditer(text))
 
 
 def mask_tokens(text: str, mask: str) -> str:
     """``text`` with every token-shaped run replaced by ``mask``."""
-    text = TOKEN_PATTERNS.sub(mask, text)
+    if any(a in text for a in _TOKEN_ANCHORS):
+        text = TOKEN_PATTERNS.sub(mask, text)
+    if "." not in text:
+        return text
     return _JWT_CANDIDATE.sub(lambda m: mask if _is_jwt(m.group(0)) else m.group(0), text)
 
 
@@ -299,7 +323,8 @@ def text_finds_secret(text: str, depth: int = 0, in_value: bool = False) -> str 
             return found
     if _BASE64.match(stripped) and _saml_in_base64(stripped):
         return "SAML message"
-    if _TEXT_SECRET.search(text):
+    lower = text.lower()
+    if any(a in lower for a in _TEXT_ANCHORS) and _TEXT_SECRET.search(text):
         return "secret-named value in text"
     return None
 
