@@ -261,7 +261,8 @@ class Guardian:
         if at_response:
             self._spawn(self._on_response(target, paused, params))
             return
-        plan = plan_request(self.config, self.faults, paused.facts)
+        plan = plan_request(self.config, self.faults, paused.facts,
+                            recording=self.events.writer is not None)
         if plan.step is Step.FAIL:
             self._send(session_id, "Fetch.failRequest",
                        {"requestId": request_id, "errorReason": "BlockedByClient"})
