@@ -96,7 +96,7 @@ def test_rows_keep_system_and_client_apart() -> None:
                                                                   "500")
     assert (table[4].system, table[4].client) == ("not sent", "204")
     assert table[5].client == "error ConnectionRefused"
-    assert table[2].body.startswith("withheld (field 'password'), 57 B, hmac-sha256:")
+    assert table[2].body == "withheld: field 'password' (57 B, fp 0123456789ab)"
     assert table[1].body == DRAFT
     assert table[7].client == "BLOCKED: deny deny[0] 'submission'"
     assert table[8].method == "CLICK" and "Submit filing" in table[8].url
@@ -117,7 +117,7 @@ def test_show_prints_a_table(tmp_path: Path) -> None:
     out = result.output
     assert "Chrome/156.0.8078.108" in out and "phantom_failure on write #1" in out
     assert "Ada Lovelace" in out and "https://app.example.com/api/save" in out
-    assert "withheld (field 'password')" in out
+    assert "withheld: field 'password'" in out
     assert "ended 2025-03-04T10:00:09.000Z (signal SIGTERM)" in out
 
 

@@ -33,7 +33,9 @@ def body_cell(body: Body | None, limit: int | None) -> str:
     if body is None:
         return "-"
     if body.withheld is not None:
-        return f"withheld ({body.withheld.reason}), {body.length} B, {body.withheld.fingerprint}"
+        # 12 hex digits are plenty to see two withheld bodies match; the record has all 32.
+        fingerprint = body.withheld.fingerprint.removeprefix("hmac-sha256:")[:12]
+        return f"withheld: {body.withheld.reason} ({body.length} B, fp {fingerprint})"
     if body.base64 is not None:
         return f"binary, {body.length} B"
     text = body.text or ""
@@ -121,16 +123,21 @@ def render(record: LoadedRecord, console: Console, *, body_limit: int | None = 1
            writes_only: bool = False) -> None:
     for line in header_lines(record):
         console.print(Text(line), highlight=False)
-    table = Table(show_lines=False, header_style="bold", expand=False)
-    for name, kwargs in (("#", {"justify": "right"}), ("time", {}), ("method", {}),
-                         ("url", {"overflow": "fold", "ratio": 3}),
-                         ("request body", {"overflow": "fold", "ratio": 2}),
-                         ("system", {}), ("fault", {}), ("client", {"overflow": "fold"})):
-        table.add_column(name, **kwargs)
+    table = Table(show_lines=False, header_style="bold", expand=True)
+    # Short columns keep their width; the others share what is left by ratio. With a
+    # ratio, rich reads ``width`` as the column's minimum.
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("time", no_wrap=True)
+    table.add_column("method", no_wrap=True)
+    table.add_column("url", overflow="fold", ratio=4, width=16)
+    table.add_column("request body", overflow="fold", ratio=3, width=12)
+    table.add_column("system", overflow="fold", ratio=1, width=8)
+    table.add_column("client (fault)", overflow="fold", ratio=2, width=10)
     table_rows = rows(record, body_limit=body_limit, writes_only=writes_only)
     for row in table_rows:
+        client = f"{row.client} ({row.fault})" if row.fault else row.client
         table.add_row(str(row.seq), row.time, row.method, Text(row.url), Text(row.body),
-                      row.system, row.fault, row.client, style=_STYLES.get(row.style))
+                      Text(row.system), Text(client), style=_STYLES.get(row.style))
     if table_rows:
         console.print(table)
     else:
