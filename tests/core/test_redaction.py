@@ -387,3 +387,15 @@ def test_the_anchor_prefilter_never_hides_a_token(text: str) -> None:
 @given(st.from_regex(_TEXT_SECRET))
 def test_the_text_prefilter_never_hides_a_secret_named_value(text: str) -> None:
     assert text_finds_secret(text) is not None
+
+
+def test_a_body_too_large_to_inspect_is_withheld() -> None:
+    from ajantik_cdp.core.redaction import MAX_INSPECTED_BODY
+
+    red = redactor()
+    big = b'{"name": "' + b"a" * MAX_INSPECTED_BODY + b'"}'
+    body = red.body("https://app.test/", "application/json", big)
+    assert body.withheld is not None and "not inspected" in body.withheld.reason
+    assert body.length == len(big)
+    small = b'{"name": "' + b"a" * 1000 + b'"}'
+    assert red.body("https://app.test/", "application/json", small).text == small.decode()

@@ -34,6 +34,9 @@ from ajantik_cdp.core.secret_detection import (
 )
 
 WITHHELD = "[withheld]"
+# Inspection runs on the guard's event loop at roughly half a millisecond per KiB of JSON;
+# a larger body is withheld rather than stall every other request while it is read.
+MAX_INSPECTED_BODY = 1024 * 1024
 _WITHHELD_Q = quote(WITHHELD)
 
 _SENSITIVE_HEADERS = frozenset(
@@ -73,6 +76,8 @@ class Redactor:
         rule = next((r for r in self._config.redact if r.search(matchable_url(url))), None)
         if rule is not None:
             reason = f"sent to a URL matching {rule.label}"
+        elif len(data) > MAX_INSPECTED_BODY:
+            reason = f"over {MAX_INSPECTED_BODY // 1024} KiB (not inspected, so not written)"
         else:
             reason = find_secret(content_type, data) or ""
         if not reason:
