@@ -31,13 +31,16 @@ class RequestPlan:
     intercept_response: bool = False
 
 
-def plan_request(config: GuardConfig, faults: FaultState, facts: RequestFacts) -> RequestPlan:
+def plan_request(config: GuardConfig, faults: FaultState, facts: RequestFacts,
+                 recording: bool = True) -> RequestPlan:
     decision = decide(config, facts)
     if decision.blocked:
         return RequestPlan(Step.FAIL, decision)
     fault = faults.on_write(facts.url) if decision.is_write else None
     if fault is None:
-        return RequestPlan(Step.CONTINUE, decision, intercept_response=decision.record)
+        # With no record to write, waiting for the answer would only cost a round trip.
+        return RequestPlan(Step.CONTINUE, decision,
+                           intercept_response=decision.record and recording)
     if fault is FaultKind.PHANTOM_FAILURE:
         # The write really goes out; only the answer the client sees is replaced.
         return RequestPlan(Step.CONTINUE, decision, fault, intercept_response=True)

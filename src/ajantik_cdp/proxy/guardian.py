@@ -211,14 +211,15 @@ class Guardian:
         assert self.conn is not None
         state = await self.wait_settled(target_id, timeout)
         target = self.targets.get(target_id)
+        shown = self.events.redactor.url(url)  # logs mask URLs as the record does
         if state is not TargetState.GUARDED or target is None:
-            log.error("did not open %s in target %s: it is not guarded (%s)", url, target_id,
-                      state.value)
+            log.error("did not open %s in target %s: it is not guarded (%s)", shown,
+                      target_id, state.value)
             return False
         try:
             await self.conn.send("Page.navigate", {"url": url}, target.session_id)
         except CdpError as exc:
-            log.error("could not open %s in target %s: %s", url, target_id, exc)
+            log.error("could not open %s in target %s: %s", shown, target_id, exc)
             return False
         return True
 
@@ -263,7 +264,8 @@ class Guardian:
         if at_response:
             self._spawn(self._on_response(target, paused, params))
             return
-        plan = plan_request(self.config, self.faults, paused.facts)
+        plan = plan_request(self.config, self.faults, paused.facts,
+                            recording=self.events.writer is not None)
         if plan.step is Step.FAIL:
             self._send(session_id, "Fetch.failRequest",
                        {"requestId": request_id, "errorReason": "BlockedByClient"})

@@ -1,0 +1,105 @@
+"""`ajantik record show` and `ajantik record har`: reading what the guard recorded."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+import orjson
+from rich.console import Console
+
+from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.record.har import to_har
+from ajantik_cdp.record.reader import LoadedRecord, MissingRecord, RecordReadError, load_record
+from ajantik_cdp.record.table import render
+
+
+def _load(name: str, path: Path) -> LoadedRecord:
+    try:
+        record = load_record(path)
+    except MissingRecord as exc:
+        raise CommandFailed(name, str(exc), 2) from None
+    except RecordReadError as exc:
+        raise CommandFailed(name, str(exc), 1) from None
+    for note in record.notes():
+        click.echo(f"{name}: warning: {note}", err=True)
+    return record
+
+
+@click.group("record")
+def record_command() -> None:
+    """Read a guard's record (ajantik-cdp.jsonl): as a table, or as a HAR file.
+
+    \b
+    ajantik record show ajantik-cdp.jsonl
+    ajantik record har ajantik-cdp.jsonl -o run.har     # DevTools: Network > Import HAR
+
+    A record whose guard was killed is still read: its cut-short last line is reported
+    and skipped.
+    """
+
+
+@record_command.command("show")
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=True))
+@click.option("--writes", "writes_only", is_flag=True,
+              help="Leave recorded reads out; show writes and blocks only.")
+@click.option("--full", is_flag=True, help="Show whole request bodies instead of the first "
+              "120 characters.")
+@click.option("--width", type=click.IntRange(60), metavar="COLUMNS",
+              help="Table width. Default: the terminal's, or 200 when output is not a "
+              "terminal.")
+def show_command(path: Path, writes_only: bool, full: bool, width: int | None) -> None:
+    """Print the record at PATH as a table: each write (and recorded read) with its
+    request body, what the system answered, the fault applied and what the client was
+    given; each block with its rule. Withheld bodies show their reason, length and
+    fingerprint, never their content."""
+    record = _load("ajantik record show", path)
+    if width is None and not sys.stdout.isatty():
+        width = 200
+    console = Console(width=width, soft_wrap=False)
+    render(record, console, body_limit=None if full else 120, writes_only=writes_only)
+
+
+@record_command.command("har")
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=True))
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+              help="Where to write the HAR file; '-' for standard output. Default: PATH "
+              "with the suffix .har.")
+def har_command(path: Path, output: Path | None) -> None:
+    """Export the record at PATH as a HAR 1.2 file that Chrome DevTools imports (Network
+    panel, "Import HAR file"). Entries show what the client was given; a fault's effect
+    and the system's own answer are in each entry's comment and `_ajantik` field.
+    Withheld bodies appear as a marker with their reason, length and fingerprint."""
+    name = "ajantik record har"
+    record = _load(name, path)
+    data = orjson.dumps(to_har(record), option=orjson.OPT_INDENT_2) + b"\n"
+    if output is not None and str(output) == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    target = output or path.with_suffix(".har")
+    if target.resolve() == path.resolve():
+        raise CommandFailed(name, f"{target} is the record itself; choose another -o", 2)
+    try:
+        _write_atomically(target, data)
+    except OSError as exc:
+        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}", 1) from None
+    click.echo(f"wrote {target} ({len(record.requests)} requests, {len(record.blocks)} "
+               "blocks)", err=True)
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    """A reader never sees half a HAR file, and a failed export leaves the old one."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
