@@ -1,0 +1,143 @@
+"""Direct vs through-the-guard, side by side in one run.
+
+- Page load: navigating to a page with 200 subresources (100 images, 50 scripts, 50
+  stylesheets), from Page.navigate to the load event, HTTP cache disabled.
+- Runtime.evaluate round trip on a page session.
+
+Rounds alternate: direct (no guard attached to Chrome at all), then through a freshly
+started guard process, so drift on a noisy machine hits both sides alike. Medians.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from ajantik_cdp.browser.launch import start_chrome
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cdp_client import RawCdp
+
+READY = re.compile(r"skills connect to http://127\.0\.0\.1:(\d+)")
+
+
+def page_html(run: int) -> str:
+    parts = ["<!doctype html><title>200 subresources</title>"]
+    parts += [f'<link rel="stylesheet" href="/r/s{i}.css?{run}">' for i in range(50)]
+    parts += [f'<script src="/r/j{i}.js?{run}"></script>' for i in range(50)]
+    parts += [f'<img src="/r/i{i}.svg?{run}" width="4" height="4">' for i in range(100)]
+    return "\n".join(parts)
+
+
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>'
+
+
+async def start_site() -> tuple[web.AppRunner, int]:
+    async def page(request: web.Request) -> web.Response:
+        return web.Response(text=page_html(int(request.query.get("run", "0"))),
+                            content_type="text/html")
+
+    async def resource(request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name.endswith(".css"):
+            return web.Response(text="body{margin:0}", content_type="text/css")
+        if name.endswith(".js"):
+            return web.Response(text="void 0;", content_type="text/javascript")
+        return web.Response(body=SVG, content_type="image/svg+xml")
+
+    app = web.Application()
+    app.router.add_get("/page", page)
+    app.router.add_get("/r/{name}", resource)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    server = site._server
+    assert server is not None
+    return runner, server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+
+def start_guard(upstream: str, record: Path, config: Path) -> tuple[subprocess.Popen[str], int]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ajantik_cdp", "cdp", "--upstream", upstream, "--port", "0",
+         "--record", str(record), "--config", str(config)],
+        text=True, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    assert proc.stderr is not None
+    while True:
+        line = proc.stderr.readline()
+        if not line:
+            raise RuntimeError("guard did not start")
+        m = READY.search(line)
+        if m:
+            return proc, int(m.group(1))
+
+
+@dataclass
+class Samples:
+    load: list[float] = field(default_factory=list)
+    rtt: list[float] = field(default_factory=list)
+
+
+async def measure(base: str, site_port: int, loads: int, evals: int, into: Samples,
+                  run_offset: int) -> None:
+    cdp = await RawCdp.connect(base)
+    target, session = await cdp.new_page()
+    await cdp.send("Page.enable", session=session)
+    await cdp.send("Network.enable", session=session)
+    await cdp.send("Network.setCacheDisabled", {"cacheDisabled": True}, session=session)
+    for i in range(loads + 1):
+        loaded = cdp.expect("Page.loadEventFired")
+        started = time.perf_counter()
+        await cdp.send("Page.navigate", {
+            "url": f"http://127.0.0.1:{site_port}/page?run={run_offset + i}"}, session=session)
+        await loaded
+        if i:  # the first load warms the renderer up on both sides alike
+            into.load.append(time.perf_counter() - started)
+    for _ in range(evals):
+        started = time.perf_counter()
+        await cdp.send("Runtime.evaluate", {"expression": "1+1"}, session=session)
+        into.rtt.append(time.perf_counter() - started)
+    await cdp.send("Target.closeTarget", {"targetId": target})
+    await cdp.close()
+
+
+def med_ms(values: list[float]) -> float:
+    return statistics.median(values) * 1000
+
+
+async def run(rounds: int = 6, loads: int = 5, evals: int = 300) -> list[dict[str, Any]]:
+    chrome = start_chrome()
+    runner, site_port = await start_site()
+    tmp = Path(tempfile.mkdtemp(prefix="ajantik-bench-"))
+    config = tmp / "guard.json"
+    config.write_text('{"deny": ["/never-submit"], "allow_writes": ["^http://127\\\\.0\\\\.0'
+                      '\\\\.1:' + str(site_port) + '/"], "record": ["/api/"]}')
+    direct, guarded = Samples(), Samples()
+    try:
+        for r in range(rounds):
+            await measure(chrome.http_url, site_port, loads, evals, direct, r * 1000)
+            proc, port = start_guard(chrome.http_url, tmp / f"rec{r}.jsonl", config)
+            try:
+                await measure(f"http://127.0.0.1:{port}", site_port, loads, evals, guarded,
+                              r * 1000 + 500)
+            finally:
+                proc.terminate()
+                proc.wait(10)
+    finally:
+        await runner.cleanup()
+        chrome.close()
+    return [
+        {"name": "page load, 200 subresources (ms)", "direct": med_ms(direct.load),
+         "guard": med_ms(guarded.load), "target": 1.10, "n": len(direct.load)},
+        {"name": "Runtime.evaluate round trip (ms)", "direct": med_ms(direct.rtt),
+         "guard": med_ms(guarded.rtt), "target": 1.5, "n": len(direct.rtt)},
+    ]

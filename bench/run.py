@@ -1,0 +1,44 @@
+"""Run every benchmark and print side-by-side medians and ratios: `python bench/run.py`.
+
+Ratios are measured within one run (alternating rounds), so a slow or noisy machine
+slows both sides alike. Targets are printed next to each ratio; nothing here is a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_guard
+import bench_record
+
+
+def show(rows: list[dict[str, float | str | int]]) -> None:
+    print(f"{'measure':42} {'direct':>10} {'guard':>10} {'ratio':>7} {'target':>7}  n")
+    for row in rows:
+        ratio = float(row["guard"]) / float(row["direct"])
+        verdict = "ok" if ratio <= float(row["target"]) else "OVER"
+        print(f"{row['name']:42} {float(row['direct']):10.3f} {float(row['guard']):10.3f} "
+              f"{ratio:6.2f}x {float(row['target']):6.2f}x  {row['n']} {verdict}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--quick", action="store_true", help="fewer samples, for a smoke run")
+    args = parser.parse_args()
+    rounds = 2 if args.quick else args.rounds
+    print("guard: direct vs through `ajantik cdp` (medians)")
+    show(asyncio.run(bench_guard.run(rounds=rounds, loads=3 if args.quick else 5,
+                                     evals=100 if args.quick else 300)))
+    print()
+    print(bench_record.report(asyncio.run(bench_record.run(
+        writes=15 if args.quick else 40, rounds=2 if args.quick else 5))))
+
+
+if __name__ == "__main__":
+    main()
