@@ -29,9 +29,11 @@ class PageScripts:
         self.events = events
         self.source = ""
         if deny_clicks:
-            template = resources.files("ajantik_cdp.proxy").joinpath("deny_clicks.js")
+            here = resources.files("ajantik_cdp.proxy")
+            labels = here.joinpath("click_labels.js").read_text(encoding="utf-8")
             self.source = (
-                template.read_text(encoding="utf-8")
+                here.joinpath("deny_clicks.js").read_text(encoding="utf-8")
+                .replace("__AJANTIK_LABELS__", labels)
                 .replace("__AJANTIK_PATTERNS__", orjson.dumps(list(deny_clicks)).decode())
                 .replace("__AJANTIK_BINDING__", orjson.dumps(BINDING).decode())
             )
@@ -40,7 +42,12 @@ class PageScripts:
                       session_id: str) -> list[Coroutine[Any, Any, Any]]:
         if not self.source:
             return []
+        # Measured on Chrome 156: without Page.enable the script is never evaluated in new
+        # documents, and without Runtime.enable the binding is never installed in the world.
+        # Chrome handles a session's commands in order, so these four are sent together.
         return [
+            conn.send("Runtime.enable", None, session_id),
+            conn.send("Page.enable", None, session_id),
             conn.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD},
                       session_id),
             conn.send("Page.addScriptToEvaluateOnNewDocument",

@@ -1,0 +1,166 @@
+"""deny_clicks: every way of pressing a denied control reaches the page without the
+guard and is swallowed with it, before any page script sees it; the allowed neighbour
+still works. The site's hit log (the page's own reaction) is the evidence."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from ajantik_cdp.core.record_schema import BlockLine, read_lines
+from tests.conftest import GuardFactory
+from tests.guard.click_pages import CONTROLS, FRAME
+from tests.support.site import HitSite
+
+DENY_CLICKS = ["proceed to submission", "^pay now$"]
+
+
+async def raw_input_click(page: Any, selector: str) -> None:
+    box = await page.locator(selector).bounding_box()
+    cdp = await page.context.new_cdp_session(page)
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    for kind in ("mousePressed", "mouseReleased"):
+        await cdp.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y,
+                                                    "button": "left", "clickCount": 1})
+    await cdp.detach()
+
+
+async def enter_key(page: Any, selector: str) -> None:
+    await page.focus(selector)
+    await page.keyboard.press("Enter")
+
+
+async def space_key(page: Any, selector: str) -> None:
+    await page.focus(selector)
+    await page.keyboard.press(" ")
+
+
+@dataclass(frozen=True)
+class Press:
+    name: str
+    press: Callable[[Any], Awaitable[None]]
+    reaction: str  # the hit the page's own handler makes
+    label: str  # the label the block must name
+
+
+PRESSES = [
+    Press("button by text", lambda p: p.click("#text", timeout=5000), "pressed-text",
+          "Proceed to submission"),
+    Press("button by aria-label", lambda p: p.click("#aria", timeout=5000), "pressed-aria",
+          "Pay now"),
+    Press("input submit by value", lambda p: p.click("#value", timeout=5000), "pressed-value",
+          "Proceed to submission"),
+    Press("upper-case label", lambda p: p.click("#upper", timeout=5000), "pressed-upper",
+          "PROCEED TO SUBMISSION"),
+    Press("page acting on mousedown", lambda p: p.click("#down", timeout=5000),
+          "pressed-mousedown", "Proceed to submission"),
+    Press("shadow-DOM button", lambda p: p.click("#inner", timeout=5000), "pressed-shadow",
+          "Proceed to submission"),
+    Press("button in an out-of-process iframe",
+          lambda p: p.frame_locator("#frame").locator("#framed").click(timeout=5000),
+          "pressed-oopif", "Proceed to submission"),
+    Press("keyboard Enter", lambda p: enter_key(p, "#text"), "pressed-text",
+          "Proceed to submission"),
+    Press("keyboard Space", lambda p: space_key(p, "#text"), "pressed-text",
+          "Proceed to submission"),
+    Press("element.click() from a script",
+          lambda p: p.evaluate("document.getElementById('text').click()"), "pressed-text",
+          "Proceed to submission"),
+    Press("requestSubmit(submitter)", lambda p: p.evaluate(
+        "document.getElementById('rsform').requestSubmit(document.getElementById('rsbutton'))"),
+        "pressed-requestSubmit", "Proceed to submission"),
+    Press("raw Input.dispatchMouseEvent", lambda p: raw_input_click(p, "#text"),
+          "pressed-text", "Proceed to submission"),
+    Press("a link", lambda p: p.click("#paylink", timeout=5000), "pressed-link-navigation",
+          "Pay now"),
+]
+
+
+def install(site: HitSite) -> str:
+    site.pages["click-frame"] = FRAME
+    return site.page("controls", CONTROLS)
+
+
+async def press_in_fresh_page(pw: Any, cdp_url: str, url: str, press: Press) -> None:
+    browser = await pw.chromium.connect_over_cdp(cdp_url)
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.goto(url)
+    await page.frame_locator("#frame").locator("#framed").wait_for()
+    await press.press(page)  # a swallowed Playwright click returns; it does not time out
+    await page.wait_for_timeout(400)
+    with contextlib.suppress(Exception):
+        await ctx.close()
+    await browser.close()
+
+
+def reaction_hits(site: HitSite, press: Press) -> list[Any]:
+    return [h for h in site.hits if press.reaction in h.path]
+
+
+@pytest.mark.parametrize("press", PRESSES, ids=[p.name for p in PRESSES])
+async def test_press_reaches_the_page_without_guard_and_is_swallowed_with_it(
+        press: Press, pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
+    url = install(site)
+    await press_in_fresh_page(pw, chrome.http_url, url, press)
+    assert await site.wait_for(lambda: reaction_hits(site, press)), \
+        f"{press.name}: the page never saw the press, even without the guard"
+
+    site.hits.clear()
+    g = await guard({"deny_clicks": DENY_CLICKS})
+    await press_in_fresh_page(pw, g.url, url, press)
+    await site.settle(0.3)
+    assert reaction_hits(site, press) == [], f"{press.name}: the page saw the press"
+    assert not [h for h in site.hits if "window-capture" in h.path], \
+        "a capture listener the page put on window ran"
+
+    lines, _ = read_lines(g.record.read_bytes())
+    blocks = [ln for ln in lines if isinstance(ln, BlockLine) and ln.source == "click"]
+    assert blocks, "the swallowed press was not recorded"
+    assert all(b.reason == "deny_clicks" and b.rule and b.event and b.frame_url
+               for b in blocks)
+    assert any(b.label == press.label for b in blocks), [b.label for b in blocks]
+
+
+async def test_allowed_neighbours_still_work_in_the_same_page(
+        pw: Any, guard: GuardFactory, site: HitSite) -> None:
+    url = install(site)
+    g = await guard({"deny_clicks": DENY_CLICKS})
+    browser = await pw.chromium.connect_over_cdp(g.url)
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.goto(url)
+    await page.click("#text", timeout=5000)  # denied first...
+    await page.click("#save", timeout=5000)  # ...then the neighbour
+    await page.frame_locator("#frame").locator("#framed-ok").click(timeout=5000)
+    await page.focus("#save")
+    await page.keyboard.press("Enter")
+    assert await site.wait_for(lambda: len(site.writes("pressed-save")) == 2)
+    assert await site.wait_for(lambda: site.writes("pressed-oopif-ok"))
+    assert site.writes("pressed-text") == []
+    # The page's own window capture listener still sees allowed presses.
+    assert site.writes("window-capture-save")
+    await ctx.close()
+    await browser.close()
+
+
+async def test_stderr_names_the_rule_label_and_event(pw: Any, guard: GuardFactory,
+                                                     site: HitSite,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    url = install(site)
+    g = await guard({"deny_clicks": DENY_CLICKS})
+    browser = await pw.chromium.connect_over_cdp(g.url)
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.goto(url)
+    await page.click("#aria", timeout=5000)
+    await page.wait_for_timeout(300)
+    await ctx.close()
+    await browser.close()
+    messages = [r.getMessage() for r in caplog.records if "BLOCKED" in r.getMessage()]
+    assert any("click on 'Pay now'" in m and "deny_clicks[1] '^pay now$'" in m
+               and "/page/controls" in m for m in messages), messages
