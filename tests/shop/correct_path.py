@@ -9,8 +9,10 @@ the way a capable agent would, by accessible name, never by the variant's name.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 ADD = re.compile(r"^(Add to cart|Add|In den Warenkorb)$")
@@ -36,19 +38,44 @@ class PathFailed(AssertionError):
     pass
 
 
-async def handle_overlays(page: Any) -> None:
-    """Close interstitials and answer consent banners whenever they get in the way."""
+@dataclass
+class Overlays:
+    """How often the path had to deal with each overlay."""
+
+    interstitials_closed: int = 0
+    consents_accepted: int = 0
+
+
+async def handle_overlays(page: Any) -> Overlays:
+    """Close interstitials and answer consent banners whenever they are up as the path
+    is about to act."""
+    seen = Overlays()
     interstitial = page.locator("[role=dialog][aria-modal=true]")
     consent = page.get_by_role("button", name=ACCEPT)
 
     async def close_interstitial() -> None:
         await interstitial.get_by_role("button", name=CLOSE).click()
+        seen.interstitials_closed += 1
 
-    async def accept(_: Any = None) -> None:
+    async def accept() -> None:
         await consent.click()
+        seen.consents_accepted += 1
 
     await page.add_locator_handler(interstitial, close_interstitial)
     await page.add_locator_handler(consent, accept)
+    return seen
+
+
+async def meet_interstitial(page: Any, seen: Overlays, timeout: float = 15.0) -> None:
+    """Stay until the interstitial has come up at least once. Its timer runs from arrival;
+    a scripted path can be faster than the timer, and then it would prove nothing."""
+    dialog = page.locator("[role=dialog][aria-modal=true]")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not seen.interstitials_closed and not await dialog.is_visible():
+        if loop.time() > deadline:
+            raise PathFailed("the interstitial never appeared")
+        await asyncio.sleep(0.05)
 
 
 async def act(page: Any, press: Callable[[], Awaitable[None]], done: Any,
@@ -81,12 +108,15 @@ async def open_cart(page: Any) -> None:
     await link.click()
 
 
-async def correct_path(page: Any, start_url: str) -> None:
-    await handle_overlays(page)
+async def correct_path(page: Any, start_url: str, *, meet_the_interstitial: bool = False
+                       ) -> Overlays:
+    seen = await handle_overlays(page)
     await page.goto(start_url)
     await page.get_by_role("link", name="Aurora Headphones").click()
     await act(page, lambda: page.get_by_role("button", name=ADD).click(),
               page.get_by_role("status").filter(has_text=ADDED))
+    if meet_the_interstitial:
+        await meet_interstitial(page, seen)
     await open_cart(page)
     await page.get_by_label(COUPON).fill("SAVE20")
     await act(page, lambda: page.get_by_role("button", name=APPLY).click(),
@@ -101,3 +131,4 @@ async def correct_path(page: Any, start_url: str) -> None:
 
     await act(page, submit_details, page.get_by_role("heading", level=1, name=REVIEW_HEADING))
     # The review page is where a correct agent stops: payment is the next, separate step.
+    return seen

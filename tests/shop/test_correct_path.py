@@ -33,12 +33,13 @@ async def walk(shop: ShopServer, browser: Any, variant: str,
         try:
             page = await new_page(context, setup)
             page.set_default_timeout(30_000)
-            await correct_path(page, info.start_url)
+            seen = await correct_path(page, info.start_url,
+                                      meet_the_interstitial=variant == "unexpected_modal")
         except Exception as exc:
             return exc
         finally:
             await context.close()
-        return shop.state(info.token)
+        return {**shop.state(info.token), "overlays": seen}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -64,6 +65,9 @@ async def test_the_correct_path_reaches_review_in_every_variant(
     assert state["checkout"] == {"name": "Ada Lovelace", "city": "London"}
     counts = state["applied_counts"]
     assert counts["cart/add"] == 1 and "review" not in counts and "payment" not in counts
+    overlays = state["overlays"]
+    assert (overlays.consents_accepted > 0) == (variant == "cookie_popup")
+    assert (overlays.interstitials_closed > 0) == (variant == "unexpected_modal")
     if variant == "expired_session":
         assert [a["reason"] for a in state["actions"]].count("session_expired") == 1
         assert counts["session/resume"] == 1
