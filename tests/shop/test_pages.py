@@ -66,7 +66,7 @@ def test_the_labels_agents_look_for_are_there() -> None:
     assert "Add to cart" in buttons(html("baseline", "product/aurora-headphones"))
 
 
-def test_rendering_is_deterministic_and_never_names_the_run() -> None:
+def test_rendering_is_deterministic() -> None:
     for variant in VARIANT_NAMES:
         for path in PATHS:
             assert html(variant, path) == html(variant, path)
