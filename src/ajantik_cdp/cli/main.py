@@ -16,6 +16,7 @@ from ajantik_cdp.cli.browser_command import browser_command
 from ajantik_cdp.cli.cdp_command import cdp_command
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.record_command import record_command
+from ajantik_cdp.cli.shop_command import shop_command
 from ajantik_cdp.cli.walkthrough_command import walkthrough_command
 
 
@@ -28,6 +29,8 @@ def cli() -> None:
     ajantik walkthrough     see the guard stop a write, in one minute, offline
     ajantik browser         start Chrome with a debugging port and its own profile
     ajantik cdp             put the guard between a skill and that Chrome
+    ajantik record          read a guard's record: a table, or HAR for DevTools
+    ajantik shop            the bundled storefront, for perturbation suites
     """
 
 
@@ -35,6 +38,7 @@ cli.add_command(cdp_command)
 cli.add_command(browser_command)
 cli.add_command(walkthrough_command)
 cli.add_command(record_command)
+cli.add_command(shop_command)
 
 
 def main(argv: list[str] | None = None) -> None:
