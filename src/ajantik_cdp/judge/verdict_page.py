@@ -42,6 +42,14 @@ class RunView:
     def anchor(self, line: int) -> str:
         return f"{self.slug}-line-{line}"
 
+    def headline(self, number: int) -> str:
+        line = self.judgement.record.line(number)
+        return headline(line) if line is not None else f"line {number}"
+
+    def faulted(self, number: int) -> bool:
+        line = self.judgement.record.line(number)
+        return isinstance(line, RequestLine) and line.fault is not None
+
     def cited(self) -> list[CitedLine]:
         numbers: set[int] = set()
         for u in self.judgement.units:
@@ -109,8 +117,28 @@ def _shorten(value: Any) -> Any:
     return value
 
 
+def _readable_body(body: Any) -> Any:
+    """A JSON body shown as JSON (under "json") rather than as an escaped string."""
+    if not isinstance(body, dict) or not isinstance(body.get("text"), str):
+        return body
+    text = body["text"]
+    if len(text) > MAX_TEXT or text.strip()[:1] not in ("{", "["):
+        return body
+    try:
+        parsed = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return body
+    rest = {k: v for k, v in body.items() if k != "text" and v is not None}
+    return {**rest, "json": parsed}
+
+
 def _pretty(line: RecordLine) -> str:
-    return orjson.dumps(_shorten(asdict(line)), option=orjson.OPT_INDENT_2).decode()
+    data = asdict(line)
+    if isinstance(line, RequestLine):
+        data["request_body"] = _readable_body(data["request_body"])
+        if data.get("system"):
+            data["system"]["body"] = _readable_body(data["system"].get("body"))
+    return orjson.dumps(_shorten(data), option=orjson.OPT_INDENT_2).decode()
 
 
 _env = jinja2.Environment(
