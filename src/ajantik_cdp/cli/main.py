@@ -14,6 +14,7 @@ import click
 from ajantik_cdp import __version__
 from ajantik_cdp.cli.browser_command import browser_command
 from ajantik_cdp.cli.cdp_command import cdp_command
+from ajantik_cdp.cli.demo_command import demo_command
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.test_command import test_group
 from ajantik_cdp.cli.walkthrough_command import walkthrough_command
@@ -35,6 +36,7 @@ cli.add_command(cdp_command)
 cli.add_command(browser_command)
 cli.add_command(walkthrough_command)
 cli.add_command(test_group)
+cli.add_command(demo_command)
 
 
 def main(argv: list[str] | None = None) -> None:
