@@ -88,3 +88,17 @@ def test_out_dir_is_never_one_the_demo_did_not_make(tmp_path: Path) -> None:
     with pytest.raises(CommandFailed, match="did not write"):
         prepare_out_dir(theirs)
     assert (theirs / "notes.txt").read_text() == "keep me"
+
+
+def test_demo_without_a_browser_is_one_line_and_writes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from ajantik_cdp.cli.main import main
+
+    monkeypatch.setenv("AJANTIK_CHROME", str(tmp_path / "no-chrome"))
+    with pytest.raises(SystemExit) as caught:
+        main(["demo", "--out", str(tmp_path / "out")])
+    assert caught.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ajantik demo: error: AJANTIK_CHROME=")
+    assert not (tmp_path / "out").exists()

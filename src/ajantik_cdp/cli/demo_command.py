@@ -14,7 +14,7 @@ import orjson
 from rich.console import Console
 
 from ajantik_cdp.browser.launch import ChromeStartError
-from ajantik_cdp.browser.locate import BrowserNotFound
+from ajantik_cdp.browser.locate import BrowserNotFound, find_chrome
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.demo.plan import RunOutcome, conclusions, plan
@@ -73,6 +73,10 @@ def demo_command(out_dir: Path, jobs: int, verbose: bool) -> int:
     if not verbose:
         # The guards log every fault they inject; the matrix already says so.
         logging.getLogger("ajantik").setLevel(logging.ERROR)
+    try:
+        find_chrome()  # before anything is written: a missing browser is the usual failure
+    except BrowserNotFound as exc:
+        raise CommandFailed(NAME, str(exc), 1) from None
     prepare_out_dir(out_dir)
     specs = plan()
     console = Console(highlight=False)

@@ -13,6 +13,7 @@ import base64
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -239,11 +240,15 @@ class Record:
     def blocks(self) -> list[Block]:
         return [Block(n, ln) for n, ln in self.numbered if isinstance(ln, BlockLine)]
 
+    @cached_property
+    def _by_number(self) -> dict[int, RecordLine]:
+        return dict(self.numbered)
+
     def line(self, number: int) -> RecordLine | None:
-        return next((ln for n, ln in self.numbered if n == number), None)
+        return self._by_number.get(number)
 
     def line_numbers(self) -> frozenset[int]:
-        return frozenset(n for n, _ in self.numbered)
+        return frozenset(self._by_number)
 
 
 # -- the skill's report ----------------------------------------------------------------
