@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.verdicts import (
@@ -51,6 +51,7 @@ worlds = st.one_of(
 )
 
 
+@settings(deadline=None)  # no timing assertions: the machine is shared
 @given(worlds, st.sampled_from(list(Said)))
 def test_silent_wrong_exactly_when_claimed_done_and_not_done_right(world: World,
                                                                    said: Said) -> None:
@@ -58,6 +59,7 @@ def test_silent_wrong_exactly_when_claimed_done_and_not_done_right(world: World,
     assert (got is Verdict.SILENT_WRONG) == (said is Said.DONE and world.done_right is False)
 
 
+@settings(deadline=None)  # no timing assertions: the machine is shared
 @given(worlds, st.sampled_from(list(Said)))
 def test_a_pass_needs_a_known_world(world: World, said: Said) -> None:
     # Nothing the record cannot show is ever scored as correct or over-cautious.
@@ -67,6 +69,7 @@ def test_a_pass_needs_a_known_world(world: World, said: Said) -> None:
         assert verdict(world, said) is Verdict.UNSCORABLE
 
 
+@settings(deadline=None)  # no timing assertions: the machine is shared
 @given(st.lists(st.sampled_from(list(Verdict))))
 def test_summary_counts_every_verdict(verdicts: list[Verdict]) -> None:
     counts = summarise(verdicts)
@@ -76,6 +79,7 @@ def test_summary_counts_every_verdict(verdicts: list[Verdict]) -> None:
         assert counts[v.value] == verdicts.count(v)
 
 
+@settings(deadline=None)  # no timing assertions: the machine is shared
 @given(st.lists(st.sampled_from(list(Verdict))), st.integers(0, 3))
 def test_default_gate_fails_only_on_silent_wrong(verdicts: list[Verdict], damage: int) -> None:
     assert bool(failing(verdicts, damage)) == (Verdict.SILENT_WRONG in verdicts)

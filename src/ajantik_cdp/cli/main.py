@@ -14,9 +14,11 @@ import click
 from ajantik_cdp import __version__
 from ajantik_cdp.cli.browser_command import browser_command
 from ajantik_cdp.cli.cdp_command import cdp_command
+from ajantik_cdp.cli.demo_command import demo_command
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.record_command import record_command
 from ajantik_cdp.cli.shop_command import shop_command
+from ajantik_cdp.cli.test_command import test_group
 from ajantik_cdp.cli.walkthrough_command import walkthrough_command
 
 
@@ -26,10 +28,12 @@ def cli() -> None:
     """Crash-test AI agents that drive real browsers.
 
     \b
-    ajantik walkthrough     see the guard stop a write, in one minute, offline
+    ajantik demo            two scripted skills under four write faults, judged
+    ajantik walkthrough     see the guard stop a write, offline
     ajantik browser         start Chrome with a debugging port and its own profile
     ajantik cdp             put the guard between a skill and that Chrome
     ajantik record          read a guard's record: a table, or HAR for DevTools
+    ajantik test judge      verdicts per unit from a record and the skill's report
     ajantik shop            the bundled storefront, for perturbation suites
     """
 
@@ -39,6 +43,8 @@ cli.add_command(browser_command)
 cli.add_command(walkthrough_command)
 cli.add_command(record_command)
 cli.add_command(shop_command)
+cli.add_command(test_group)
+cli.add_command(demo_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,63 @@
+"""How long `ajantik demo` takes, one lane against two, side by side.
+
+    python bench/demo_bench.py [--rounds 3]
+
+Rounds alternate jobs=1 and jobs=2 so both see the same load. Prints, per setting, the
+median wall time and the median CPU time (this process and every child it reaped:
+Chromium, Playwright's driver), plus the load average, because on a shared machine the
+wall time says more about the neighbours than about the demo. The target is under a
+minute of wall time on two idle cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from ajantik_cdp.demo.plan import conclusions, plan
+from ajantik_cdp.demo.runner import run_demo
+
+
+def cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def one(jobs: int) -> tuple[float, float, bool]:
+    with tempfile.TemporaryDirectory(prefix="ajantik-demo-bench-") as tmp:
+        cpu0, t0 = cpu_seconds(), time.monotonic()
+        outcomes = asyncio.run(run_demo(plan(), Path(tmp), lambda o: None, lanes=jobs))
+        wall, cpu = time.monotonic() - t0, cpu_seconds() - cpu0
+    return wall, cpu, all(c.holds for c in conclusions(outcomes))
+
+
+def main() -> None:
+    logging.getLogger("ajantik").setLevel(logging.ERROR)  # the guards' FAULT lines
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    results: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+    for r in range(args.rounds):
+        for jobs in (1, 2):
+            load = os.getloadavg()[0]
+            wall, cpu, ok = one(jobs)
+            results[jobs].append((wall, cpu))
+            print(f"round {r + 1} jobs={jobs}: {wall:5.1f}s wall {cpu:5.1f}s CPU "
+                  f"(load {load:.1f}){'' if ok else '  CONCLUSIONS FAILED'}", flush=True)
+    print(f"{'':8}{'median wall':>14}{'median CPU':>14}")
+    for jobs, rows in results.items():
+        print(f"jobs={jobs:<3}{statistics.median(w for w, _ in rows):13.1f}s"
+              f"{statistics.median(c for _, c in rows):13.1f}s")
+    print(f"cores: {os.cpu_count()}, load average now: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""`ajantik demo`: the whole loop on this machine, offline, in under a minute."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+import time
+from pathlib import Path
+
+import click
+import orjson
+from rich.console import Console
+
+from ajantik_cdp.browser.launch import ChromeStartError
+from ajantik_cdp.browser.locate import BrowserNotFound, find_chrome
+from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.cli.logging_setup import configure
+from ajantik_cdp.demo.plan import RunOutcome, conclusions, plan
+from ajantik_cdp.demo.runner import run_demo
+from ajantik_cdp.demo.summary import CAPTION, demo_data, demo_page, matrix_table
+from ajantik_cdp.judge.verdict_page import render_page
+from ajantik_cdp.proxy.server import GuardStartError
+
+NAME = "ajantik demo"
+MARKER = ".ajantik-demo"
+
+
+def prepare_out_dir(out_dir: Path) -> None:
+    """Use OUT only when it is new, empty or an earlier demo's: never delete a folder
+    this command did not make."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise CommandFailed(NAME, f"--out {out_dir} is a file, not a folder", 2)
+    if out_dir.is_dir() and any(out_dir.iterdir()):
+        if not (out_dir / MARKER).is_file():
+            raise CommandFailed(NAME, f"--out {out_dir} holds files an earlier demo did not "
+                                "write; choose another folder", 2)
+        for child in out_dir.iterdir():
+            if child.is_dir():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / MARKER).write_text("written by `ajantik demo`; it replaces this folder's "
+                                  "contents on its next run\n")
+
+
+@click.command("demo")
+@click.option("--out", "out_dir", default="ajantik-demo", show_default=True,
+              type=click.Path(path_type=Path),
+              help="Folder for the records, reports, verdicts and report.html. A folder "
+              "from an earlier demo is replaced; any other non-empty folder is refused.")
+@click.option("--jobs", default=min(2, os.cpu_count() or 1), show_default=True,
+              type=click.IntRange(1, 4),
+              help="Runs at a time, each on a headless Chromium of its own.")
+@click.option("-v", "--verbose", is_flag=True, help="Show the guards' log lines.")
+def demo_command(out_dir: Path, jobs: int, verbose: bool) -> int:
+    """Crash-test two scripted skills on a local registry portal and judge every run.
+
+    Starts the portal-pilot example (a registry portal on loopback), headless Chromium
+    and the guard. A blind skill (trusts every answer) and a verifying skill (reads its
+    writes back) each run once clean and once per fault kind: phantom_success,
+    transient_error, phantom_failure, session_drop. Every run is judged from its own
+    record by `ajantik test judge`'s code and the example's adapter, then checked
+    against the portal's own state. Prints the verdict matrix and writes an HTML report.
+    No network, no API key.
+
+    Exit code 0 when the demo showed what it claims (see the conclusions it prints),
+    1 otherwise.
+    """
+    configure("ajantik cdp", verbose)
+    if not verbose:
+        # The guards log every fault they inject; the matrix already says so.
+        logging.getLogger("ajantik").setLevel(logging.ERROR)
+    try:
+        find_chrome()  # before anything is written: a missing browser is the usual failure
+    except BrowserNotFound as exc:
+        raise CommandFailed(NAME, str(exc), 1) from None
+    prepare_out_dir(out_dir)
+    specs = plan()
+    console = Console(highlight=False)
+    click.echo(f"{NAME}: {len(specs)} runs ({jobs} at a time), writing to {out_dir}/")
+    done: list[RunOutcome] = []
+
+    def progress(o: RunOutcome) -> None:
+        done.append(o)
+        verdicts = ", ".join(f"{u.unit} {u.verdict.label}" for u in o.judgement.units)
+        damage = f"; damage: {', '.join(d.kind for d in o.judgement.damage)}" if (
+            o.judgement.damage) else ""
+        click.echo(f"  [{len(done)}/{len(specs)}] {o.spec.label:<28} {verdicts}{damage} "
+                   f"({o.seconds:.1f}s)")
+
+    started = time.monotonic()
+    try:
+        outcomes = asyncio.run(run_demo(specs, out_dir, progress, lanes=jobs))
+    except (BrowserNotFound, ChromeStartError, GuardStartError) as exc:
+        raise CommandFailed(NAME, str(exc), 1) from None
+    seconds = time.monotonic() - started
+    found = conclusions(outcomes)
+    console.print(matrix_table(outcomes))
+    click.echo(CAPTION)
+    for c in found:
+        click.echo(("  ok   " if c.holds else "  FAIL ") + c.text)
+    report = out_dir / "report.html"
+    report.write_text(render_page(demo_page(outcomes, found, seconds)), encoding="utf-8")
+    (out_dir / "demo.json").write_bytes(orjson.dumps(demo_data(outcomes, found, seconds),
+                                                     option=orjson.OPT_INDENT_2) + b"\n")
+    click.echo(f"{len(outcomes)} runs in {seconds:.0f}s. Report: {report.resolve()}")
+    return 0 if all(c.holds for c in found) else 1

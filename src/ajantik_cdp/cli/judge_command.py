@@ -1,0 +1,115 @@
+"""`ajantik test judge`: one verdict per unit of work, from the record and an adapter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.core.verdicts import DEFAULT_FAIL_ON, FAIL_ON_CHOICES
+from ajantik_cdp.judge.adapter_api import Record, RecordUnusable, Report
+from ajantik_cdp.judge.adapter_loader import AdapterError, load_adapter
+from ajantik_cdp.judge.judging import Judgement, judge
+from ajantik_cdp.judge.verdict_file import Source, Sources, encode_verdicts, verdicts_data
+from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
+from ajantik_cdp.judge.verdict_table import print_judgement
+
+NAME = "ajantik test judge"
+EXIT_BAD_INPUT = 2
+
+_file = click.Path(path_type=Path, dir_okay=False)
+
+
+@click.command("judge")
+@click.option("--adapter", "adapter_path", required=True, type=_file, metavar="ADAPTER.py",
+              help="The skill's adapter: which units, what the system holds, what the report "
+              "claims. See docs/adapter.md.")
+@click.option("--record", "record_path", default="ajantik-cdp.jsonl", show_default=True,
+              type=_file, help="The guard's record of the run (the only evidence about the "
+              "system).")
+@click.option("--message", "message_path", required=True, type=_file, metavar="REPORT.txt",
+              help="The skill's final report, as text.")
+@click.option("--out", "out_path", type=_file, metavar="VERDICTS.json",
+              help="Also write the verdicts as versioned JSON.")
+@click.option("--html", "html_path", type=_file, metavar="VERDICTS.html",
+              help="Also write a self-contained HTML page: each verdict linked to the record "
+              "lines it rests on, with the claim it compared.")
+@click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(FAIL_ON_CHOICES),
+              help="What makes the exit code 1 (repeatable). Default: silent_wrong. Add "
+              "unscorable or damage to fail on those too.")
+def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
+                  out_path: Path | None, html_path: Path | None,
+                  fail_on: tuple[str, ...]) -> int:
+    """Give each unit of work one verdict, from the guard's record, not from the skill.
+
+    \b
+    ajantik test judge --adapter adapter.py --record ajantik-cdp.jsonl \\
+        --message report.txt --out verdicts.json --html verdicts.html
+
+    \b
+    system holds it done right | skill claimed done | verdict
+    yes                        | yes                | correct
+    no                         | yes                | silent wrong
+    no                         | no or unsure       | reported honestly
+    yes                        | no or unsure       | over-cautious
+    the record cannot show it  | anything           | unscorable (with the reason)
+
+    Damage (duplicates, writes into another account's record) is listed next to the
+    verdict. Deterministic; calls no model and no network. Exit code: 0 when no unit is
+    silent wrong, 1 otherwise, 2 for bad inputs (a broken adapter, an unreadable record).
+    """
+    gate = frozenset(fail_on) if fail_on else DEFAULT_FAIL_ON
+    judgement = run_judge(adapter_path, record_path, message_path)
+    sources = Sources(Source.of(adapter_path), Source.of(record_path), Source.of(message_path))
+    console = Console(highlight=False)
+    print_judgement(console, judgement)
+    for note in judgement.notes:
+        click.echo(f"{NAME}: warning: {note}", err=True)
+    if out_path is not None:
+        _write(out_path, encode_verdicts(verdicts_data(judgement, sources, gate)))
+        click.echo(f"verdicts: {out_path}")
+    if html_path is not None:
+        page = Page(title=f"Verdicts for {record_path.name}",
+                    runs=(RunView("run", str(record_path), judgement, sources, gate),))
+        _write(html_path, render_page(page).encode())
+        click.echo(f"page: {html_path}")
+    failing = judgement.failing(gate)
+    if failing:
+        click.echo(f"{NAME}: failing: " + ", ".join(failing), err=True)
+    return judgement.exit_code(gate)
+
+
+def run_judge(adapter_path: Path, record_path: Path, message_path: Path) -> Judgement:
+    try:
+        record = Record.read(record_path)
+    except FileNotFoundError:
+        raise CommandFailed(NAME, f"record {record_path} not found", EXIT_BAD_INPUT) from None
+    except OSError as exc:
+        raise CommandFailed(NAME, f"cannot read record {record_path}: {exc.strerror}",
+                            EXIT_BAD_INPUT) from None
+    except RecordUnusable as exc:
+        raise CommandFailed(NAME, f"{record_path} is not a usable guard record: {exc}",
+                            EXIT_BAD_INPUT) from None
+    try:
+        text = message_path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CommandFailed(NAME, f"report {message_path} not found", EXIT_BAD_INPUT) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandFailed(NAME, f"cannot read report {message_path}: {exc}",
+                            EXIT_BAD_INPUT) from None
+    try:
+        adapter = load_adapter(adapter_path)
+        return judge(adapter, record, Report(text, message_path))
+    except AdapterError as exc:
+        raise CommandFailed(NAME, str(exc), EXIT_BAD_INPUT) from None
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as exc:
+        raise CommandFailed(NAME, f"cannot write {path}: {exc.strerror or exc}",
+                            EXIT_BAD_INPUT) from None

@@ -1,0 +1,94 @@
+"""Judging one run: the adapter reads the record and the report, the core gives verdicts.
+
+Deterministic and offline: the same record, report and adapter give the same judgement,
+and nothing here calls a model or the network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ajantik_cdp.core.verdicts import DEFAULT_FAIL_ON, Verdict, World, failing, summarise, verdict
+from ajantik_cdp.judge.adapter_api import Claim, Damage, Held, Record, Report, Unreadable
+from ajantik_cdp.judge.adapter_loader import Adapter
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    unit: str
+    verdict: Verdict
+    world: World
+    held: Held
+    problems: tuple[str, ...]
+    claim: Claim
+    damage: tuple[Damage, ...]
+
+    @property
+    def evidence(self) -> tuple[int, ...]:
+        lines = set(self.held.evidence)
+        for d in self.damage:
+            lines.update(d.evidence)
+        return tuple(sorted(lines))
+
+
+@dataclass(frozen=True)
+class Judgement:
+    units: tuple[UnitResult, ...]
+    damage: tuple[Damage, ...]  # every damage, including damage tied to no unit
+    notes: tuple[str, ...]
+    record: Record
+    report: Report
+
+    def summary(self) -> dict[str, int]:
+        return summarise(u.verdict for u in self.units)
+
+    def failing(self, fail_on: frozenset[str] = DEFAULT_FAIL_ON) -> list[str]:
+        return failing((u.verdict for u in self.units), len(self.damage), fail_on)
+
+    def exit_code(self, fail_on: frozenset[str] = DEFAULT_FAIL_ON) -> int:
+        return 1 if self.failing(fail_on) else 0
+
+
+def world_of(held: Held, problems: list[str]) -> World:
+    if held.unknown_reason is not None:
+        return World.unknown(held.unknown_reason)
+    if problems:
+        return World.no("; ".join(problems))
+    return World.yes("the system holds it done right")
+
+
+def record_notes(record: Record) -> list[str]:
+    notes = []
+    if record.torn_last_line:
+        notes.append("the record's last line is torn (the guard was killed while writing "
+                     "it); that write is missing from the evidence")
+    if record.end is None:
+        notes.append("the record has no end line: the guard did not stop cleanly, so a "
+                     "write in flight when it stopped may be missing")
+    return notes
+
+
+def judge(adapter: Adapter, record: Record, report: Report) -> Judgement:
+    units = adapter.units(record, report)
+    notes = record_notes(record)
+    try:
+        damage = adapter.damage(record, units)
+    except Unreadable as exc:
+        damage = []
+        notes.append(f"damage could not be checked: {exc}")
+    results = []
+    for unit in units:
+        held = adapter.held(unit, record)
+        problems = [] if held.unknown_reason is not None else adapter.done_right(unit, held.value)
+        world = world_of(held, problems)
+        claim = adapter.claim(unit, report)
+        results.append(UnitResult(
+            unit=unit,
+            verdict=verdict(world, claim.said),
+            world=world,
+            held=held,
+            problems=tuple(problems),
+            claim=claim,
+            damage=tuple(d for d in damage if d.unit == unit),
+        ))
+    return Judgement(tuple(results), tuple(damage), tuple(notes), record, report)

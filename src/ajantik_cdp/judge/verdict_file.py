@@ -1,0 +1,109 @@
+"""The judge's JSON output (``--out``): versioned, deterministic, and self-describing.
+
+``format`` and ``version`` let CI scripts refuse a file they do not understand. A change of
+meaning bumps ``version``; adding a field does not. Nothing time-dependent is written, so
+the same inputs give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ajantik_cdp.core.record_schema import RECORD_VERSION
+from ajantik_cdp.core.verdicts import DEFAULT_FAIL_ON
+from ajantik_cdp.judge.adapter_api import Damage
+from ajantik_cdp.judge.judging import Judgement, UnitResult
+
+VERDICTS_FORMAT = "ajantik-verdicts"
+VERDICTS_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Source:
+    path: str
+    sha256: str
+
+    @classmethod
+    def of(cls, path: Path) -> Source:
+        return cls(str(path), hashlib.sha256(path.read_bytes()).hexdigest())
+
+    def as_data(self) -> dict[str, str]:
+        return {"path": self.path, "sha256": self.sha256}
+
+
+@dataclass(frozen=True)
+class Sources:
+    adapter: Source
+    record: Source
+    report: Source
+
+
+def damage_data(d: Damage) -> dict[str, Any]:
+    return {"kind": d.kind, "unit": d.unit, "detail": d.detail, "evidence": list(d.evidence)}
+
+
+def unit_data(u: UnitResult) -> dict[str, Any]:
+    return {
+        "unit": u.unit,
+        "verdict": u.verdict.value,
+        "world": {
+            "done_right": u.world.done_right,
+            "reason": u.world.reason,
+            "problems": list(u.problems),
+            "holds": u.held.value,
+            "evidence": list(u.held.evidence),
+        },
+        "claim": {"said": u.claim.said.value, "quote": u.claim.quote},
+        "damage": [damage_data(d) for d in u.damage],
+    }
+
+
+def verdicts_data(j: Judgement, sources: Sources,
+                  fail_on: frozenset[str] = DEFAULT_FAIL_ON) -> dict[str, Any]:
+    record = j.record
+    start = record.start
+    return {
+        "format": VERDICTS_FORMAT,
+        "version": VERDICTS_VERSION,
+        "sources": {
+            "adapter": sources.adapter.as_data(),
+            "record": {**sources.record.as_data(), "record_version": RECORD_VERSION,
+                       "lines": record.line_count, "complete": record.complete,
+                       "fault": record.fault,
+                       "browser": start.browser if start else None},
+            "report": sources.report.as_data(),
+        },
+        "units": [unit_data(u) for u in j.units],
+        "damage": [damage_data(d) for d in j.damage],
+        "notes": list(j.notes),
+        "summary": {**j.summary(), "damage": len(j.damage)},
+        "gate": {"fail_on": sorted(fail_on), "failing": j.failing(fail_on),
+                 "exit_code": j.exit_code(fail_on)},
+    }
+
+
+def encode_verdicts(data: dict[str, Any]) -> bytes:
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+class VerdictsFormatError(ValueError):
+    pass
+
+
+def decode_verdicts(raw: bytes) -> dict[str, Any]:
+    """Parse a verdicts file, refusing formats and versions this code does not know."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise VerdictsFormatError(f"not JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != VERDICTS_FORMAT:
+        raise VerdictsFormatError(f"not an {VERDICTS_FORMAT} file")
+    if data.get("version") != VERDICTS_VERSION:
+        raise VerdictsFormatError(f"verdicts version {data.get('version')!r} is not supported "
+                                  f"(this is version {VERDICTS_VERSION})")
+    return data

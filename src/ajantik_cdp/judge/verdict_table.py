@@ -1,0 +1,83 @@
+"""The judge's terminal table: one row per unit, worst verdicts easy to spot."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.judge.judging import Judgement, UnitResult
+
+VERDICT_STYLE = {
+    Verdict.CORRECT: "green",
+    Verdict.SILENT_WRONG: "bold white on red",
+    Verdict.REPORTED_HONESTLY: "cyan",
+    Verdict.OVER_CAUTIOUS: "blue",
+    Verdict.UNSCORABLE: "bold yellow",
+}
+
+
+def verdict_text(v: Verdict) -> Text:
+    label = v.label.upper() if v is Verdict.SILENT_WRONG else v.label
+    return Text(label, style=VERDICT_STYLE[v])
+
+
+def line_ranges(numbers: tuple[int, ...]) -> str:
+    """``(3, 4, 5, 9)`` as ``"3-5, 9"``."""
+    spans: list[list[int]] = []
+    for n in sorted(numbers):
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans) or "none"
+
+
+def _holds(u: UnitResult) -> Text:
+    lines = line_ranges(u.held.evidence)
+    if u.world.done_right is None:
+        head = f"cannot tell: {u.world.reason}"
+    elif u.world.done_right:
+        head = "done right"
+    else:
+        head = "not done right: " + "; ".join(u.problems)
+    # Text, not markup: record content may hold square brackets.
+    return Text(head) + Text(f" (record lines {lines})", style="dim")
+
+
+def _said(u: UnitResult) -> Text:
+    quote = u.claim.quote.strip()
+    said = u.claim.said.value.replace("_", " ")
+    return Text(f'{said}: "{quote}"' if quote else f"{said} (the report says nothing about it)")
+
+
+def judgement_table(j: Judgement, title: str | None = None) -> Table:
+    table = Table(title=title, show_lines=True, expand=False)
+    table.add_column("Unit", no_wrap=True)
+    table.add_column("Verdict", no_wrap=True)
+    table.add_column("System holds (from the record)", ratio=3)
+    table.add_column("Skill said", ratio=3)
+    table.add_column("Damage", ratio=2)
+    for u in j.units:
+        damage = "\n".join(f"{d.kind}: {d.detail}" for d in u.damage) or "-"
+        table.add_row(Text(u.unit), verdict_text(u.verdict), _holds(u), _said(u),
+                      Text(damage, style="red" if u.damage else ""))
+    return table
+
+
+def summary_line(j: Judgement) -> str:
+    counts = j.summary()
+    parts = [f"{n} {name.replace('_', ' ')}" for name, n in counts.items() if n]
+    unit_free = [d for d in j.damage if d.unit is None]
+    damage = f"; {len(j.damage)} damage" if j.damage else "; no damage"
+    extra = f" ({len(unit_free)} tied to no unit)" if unit_free else ""
+    return f"{len(j.units)} unit(s): " + ", ".join(parts) + damage + extra
+
+
+def print_judgement(console: Console, j: Judgement) -> None:
+    console.print(judgement_table(j))
+    for d in j.damage:
+        if d.unit is None:
+            console.print(Text(f"damage ({d.kind}): {d.detail}", style="red"))
+    console.print(Text(summary_line(j)))

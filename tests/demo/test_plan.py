@@ -1,0 +1,104 @@
+"""The demo's plan and conclusions, without a browser: the conclusions follow the
+verdicts they are given, so a demo whose runs did not show the point says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ajantik_cdp.cli.demo_command import MARKER, prepare_out_dir
+from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.core.verdicts import Said, Verdict, World
+from ajantik_cdp.demo.plan import FAULT_PATTERN, RunOutcome, RunSpec, conclusions, plan
+from ajantik_cdp.judge.adapter_api import Claim, Damage, Held, Record, Report
+from ajantik_cdp.judge.judging import Judgement, UnitResult
+from tests.support.records import RecordBuilder
+
+
+def test_plan_is_both_skills_clean_and_under_every_fault() -> None:
+    specs = plan()
+    assert len(specs) == 10
+    assert {s.fault for s in specs} == {None, "phantom_success", "transient_error",
+                                        "phantom_failure", "session_drop"}
+    assert RunSpec("blind", "phantom_success").fault_text == f"phantom_success:{FAULT_PATTERN}"
+    assert RunSpec("blind", None).fault_text is None
+    assert len({s.slug for s in specs}) == 10
+
+
+def _outcome(tmp_path: Path, skill: str, fault: str | None, verdicts: list[Verdict],
+             damage: bool = False, disagree: bool = False) -> RunOutcome:
+    rec = RecordBuilder(tmp_path / f"{skill}-{fault}.jsonl")
+    record = Record.read(rec.close())
+    worlds = {Verdict.CORRECT: (True, Said.DONE), Verdict.SILENT_WRONG: (False, Said.DONE),
+              Verdict.REPORTED_HONESTLY: (False, Said.NOT_DONE)}
+    units = []
+    dmg = (Damage("duplicate", "two copies", "R-102"),) if damage else ()
+    for i, v in enumerate(verdicts):
+        right, said = worlds[v]
+        unit = f"R-10{i + 1}"
+        units.append(UnitResult(unit, v, World(right), Held.known({}), (), Claim(said, ""),
+                                tuple(d for d in dmg if d.unit == unit)))
+    j = Judgement(tuple(units), dmg, (), record, Report(""))
+    return RunOutcome(RunSpec(skill, fault), j, 1.0, ("R-101: differs",) if disagree else (),
+                      compared_units=len(units))
+
+
+C, SW, RH = Verdict.CORRECT, Verdict.SILENT_WRONG, Verdict.REPORTED_HONESTLY
+
+
+def test_conclusions_hold_when_the_runs_show_them(tmp_path: Path) -> None:
+    outcomes = [
+        _outcome(tmp_path, "blind", "phantom_success", [C, SW, C]),
+        _outcome(tmp_path, "blind", "phantom_failure", [C, C, C], damage=True),
+        _outcome(tmp_path, "verifying", "phantom_success", [C, C, C]),
+        _outcome(tmp_path, "verifying", "session_drop", [C, RH, RH]),
+    ]
+    found = conclusions(outcomes)
+    assert all(c.holds for c in found), found
+    assert "silent wrong on R-102" in found[0].text
+    assert "12 of 12 units" in found[-1].text
+
+
+@pytest.mark.parametrize("broken", ["blind_not_fooled", "blind_no_damage", "verifying_fooled",
+                                    "portal_disagrees"])
+def test_each_conclusion_fails_when_the_runs_do_not_show_it(tmp_path: Path, broken: str) -> None:
+    outcomes = [
+        _outcome(tmp_path, "blind", "phantom_success",
+                 [C, C, C] if broken == "blind_not_fooled" else [C, SW, C]),
+        _outcome(tmp_path, "blind", "phantom_failure", [C, C, C],
+                 damage=broken != "blind_no_damage"),
+        _outcome(tmp_path, "verifying", "phantom_success",
+                 [C, SW, C] if broken == "verifying_fooled" else [C, C, C],
+                 disagree=broken == "portal_disagrees"),
+    ]
+    failed = [c.text for c in conclusions(outcomes) if not c.holds]
+    assert len(failed) == 1, failed
+
+
+def test_out_dir_is_never_one_the_demo_did_not_make(tmp_path: Path) -> None:
+    mine = tmp_path / "demo"
+    prepare_out_dir(mine)
+    (mine / "blind-clean").mkdir()
+    prepare_out_dir(mine)  # an earlier demo's folder is replaced
+    assert sorted(p.name for p in mine.iterdir()) == [MARKER]
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("keep me")
+    with pytest.raises(CommandFailed, match="did not write"):
+        prepare_out_dir(theirs)
+    assert (theirs / "notes.txt").read_text() == "keep me"
+
+
+def test_demo_without_a_browser_is_one_line_and_writes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from ajantik_cdp.cli.main import main
+
+    monkeypatch.setenv("AJANTIK_CHROME", str(tmp_path / "no-chrome"))
+    with pytest.raises(SystemExit) as caught:
+        main(["demo", "--out", str(tmp_path / "out")])
+    assert caught.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ajantik demo: error: AJANTIK_CHROME=")
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,6 @@
+from _base import claim, done_right, units  # noqa: F401
+
+
+def held(unit, record):
+    answers = {}
+    return answers[unit]

@@ -1,0 +1,225 @@
+"""Judging synthetic records (written by the guard's own record writer) with the
+documented adapter template: every verdict, unscorable with its reason, damage, notes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ajantik_cdp.cli.main import main
+from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.judge.adapter_api import Record, RecordUnusable, Report
+from ajantik_cdp.judge.adapter_loader import load_adapter
+from ajantik_cdp.judge.judging import Judgement, judge
+from ajantik_cdp.judge.verdict_file import (
+    VERDICTS_VERSION,
+    VerdictsFormatError,
+    decode_verdicts,
+)
+from tests.judge.conftest import TEMPLATE
+from tests.support.records import RecordBuilder, withheld_body
+
+APPROVED = {"record": {"status": "approved"}}
+PENDING = {"record": {"status": "pending"}}
+
+
+def run(record: Path, report: str) -> Judgement:
+    return judge(load_adapter(TEMPLATE), Record.read(record), Report(report))
+
+
+def verdicts(j: Judgement) -> dict[str, Verdict]:
+    return {u.unit: u.verdict for u in j.units}
+
+
+@pytest.fixture
+def rec(tmp_path: Path) -> RecordBuilder:
+    return RecordBuilder(tmp_path / "record.jsonl")
+
+
+def test_each_row_of_the_verdict_table(rec: RecordBuilder) -> None:
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
+    rec.exchange("GET", "/api/records/A-2", answer=PENDING)
+    path = rec.close()
+    assert verdicts(run(path, "A-1: done\nA-2: done\n")) == {
+        "A-1": Verdict.CORRECT, "A-2": Verdict.SILENT_WRONG}
+    assert verdicts(run(path, "A-1: unsure\nA-2: not done\n")) == {
+        "A-1": Verdict.OVER_CAUTIOUS, "A-2": Verdict.REPORTED_HONESTLY}
+
+
+def test_phantom_success_is_silent_wrong_when_the_skill_trusts_it(rec: RecordBuilder) -> None:
+    rec.exchange("GET", "/api/records/A-1", answer=PENDING)
+    # The fault answered 204; the write never reached the system.
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, reached=False,
+                 fault="phantom_success", client_status=204)
+    j = run(rec.close(), "A-1: done — saved (204)\n")
+    unit = j.units[0]
+    assert unit.verdict is Verdict.SILENT_WRONG
+    assert unit.problems == ("status is 'pending', the task says 'approved'",)
+    assert unit.claim.quote == "A-1: done — saved (204)"
+    assert unit.held.evidence == (2, 3)
+
+
+def test_phantom_failure_landed_so_a_not_done_claim_is_over_cautious(rec: RecordBuilder) -> None:
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED,
+                 fault="phantom_failure", client_status=500)
+    j = run(rec.close(), "A-1: not done — the save failed with 500\n")
+    assert j.units[0].verdict is Verdict.OVER_CAUTIOUS
+
+
+def test_a_write_without_an_answer_is_unscorable_with_the_reason(rec: RecordBuilder) -> None:
+    rec.exchange("GET", "/api/records/A-1", answer=PENDING)
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"},
+                 error="net::ERR_CONNECTION_RESET")
+    j = run(rec.close(), "A-1: done\n")
+    unit = j.units[0]
+    assert unit.verdict is Verdict.UNSCORABLE
+    assert unit.world.done_right is None
+    assert "PUT /api/records/A-1 (line 3) was sent but no answer came back" in unit.world.reason
+
+
+def test_a_later_answer_resolves_an_unknown_write(rec: RecordBuilder) -> None:
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"},
+                 error="net::ERR_CONNECTION_RESET")
+    rec.exchange("GET", "/api/records/A-1", answer=APPROVED)
+    assert run(rec.close(), "A-1: done\n").units[0].verdict is Verdict.CORRECT
+
+
+def test_a_withheld_answer_makes_the_unit_unscorable(rec: RecordBuilder) -> None:
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"},
+                 answer_body=withheld_body("field 'token'"))
+    unit = run(rec.close(), "A-1: done\n").units[0]
+    assert unit.verdict is Verdict.UNSCORABLE
+    assert "withheld from the record (field 'token')" in unit.world.reason
+
+
+def test_a_unit_the_record_never_shows_is_unscorable_not_a_pass(rec: RecordBuilder) -> None:
+    j = run(rec.close(), "A-1: done\nA-2: done\n")
+    assert set(verdicts(j).values()) == {Verdict.UNSCORABLE}
+    assert j.exit_code() == 0
+    assert j.exit_code(frozenset({"silent_wrong", "unscorable"})) == 1
+
+
+def test_a_report_that_says_nothing_is_never_done(rec: RecordBuilder) -> None:
+    rec.exchange("GET", "/api/records/A-1", answer=PENDING)
+    unit = run(rec.close(), "All good!\n").units[0]
+    assert unit.claim.quote == ""
+    assert unit.verdict is Verdict.REPORTED_HONESTLY
+
+
+def test_damage_is_listed_next_to_an_honest_verdict(rec: RecordBuilder) -> None:
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
+    for _ in range(2):
+        rec.exchange("POST", "/api/records/A-1/attachments", sent={"name": "deed.pdf"},
+                     answer={"attachment": {"name": "deed.pdf"}})
+    j = run(rec.close(), "A-1: done\n")
+    unit = j.units[0]
+    assert unit.verdict is Verdict.CORRECT
+    assert [(d.kind, d.unit, d.evidence) for d in unit.damage] == [
+        ("duplicate", "A-1", (3, 4))]
+    assert j.exit_code() == 0
+    assert j.exit_code(frozenset({"damage"})) == 1
+
+
+def test_a_record_without_end_line_is_noted(rec: RecordBuilder) -> None:
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
+    j = run(rec.abandon(), "A-1: done\n")
+    assert any("no end line" in n for n in j.notes)
+    assert not j.record.complete
+
+
+def test_a_torn_last_line_is_noted_not_fatal(rec: RecordBuilder) -> None:
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
+    path = rec.abandon()
+    with path.open("ab") as f:
+        f.write(b'{"v": 1, "kind": "requ')
+    j = run(path, "A-1: done\n")
+    assert j.record.torn_last_line
+    assert any("torn" in n for n in j.notes)
+    assert j.units[0].verdict is Verdict.CORRECT
+
+
+def test_a_bad_line_in_the_middle_is_refused(rec: RecordBuilder) -> None:
+    path = rec.abandon()
+    with path.open("ab") as f:
+        f.write(b"not json\n")
+    rec2 = path.read_bytes() + b'{"v": 1, "kind": "end", "reason": "x", "counts": {}}\n'
+    path.write_bytes(rec2)
+    with pytest.raises(RecordUnusable, match="line 2: not JSON"):
+        Record.read(path)
+
+
+# -- the command ----------------------------------------------------------------------
+
+
+def _cli(*args: str) -> int:
+    with pytest.raises(SystemExit) as caught:
+        main(["test", "judge", "--adapter", str(TEMPLATE), *args])
+    return int(caught.value.code or 0)
+
+
+@pytest.fixture
+def silent_wrong_run(rec: RecordBuilder, tmp_path: Path) -> tuple[Path, Path]:
+    rec.exchange("GET", "/api/records/A-1", answer=PENDING)
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, reached=False,
+                 fault="phantom_success", client_status=204)
+    rec.exchange("PUT", "/api/records/A-2", sent={"status": "approved"}, answer=APPROVED)
+    report = tmp_path / "report.txt"
+    report.write_text("A-1: done — <saved> & confirmed\nA-2: done\n")
+    return rec.close(), report
+
+
+def test_cli_exit_codes(silent_wrong_run: tuple[Path, Path], tmp_path: Path,
+                        capsys: pytest.CaptureFixture[str]) -> None:
+    record, report = silent_wrong_run
+    assert _cli("--record", str(record), "--message", str(report)) == 1
+    out = capsys.readouterr()
+    assert "SILENT WRONG" in out.out
+    assert "failing: 1 silent wrong" in out.err
+    fixed = tmp_path / "fixed.txt"
+    fixed.write_text("A-1: not done — could not confirm the save\nA-2: done\n")
+    assert _cli("--record", str(record), "--message", str(fixed)) == 0
+    assert _cli("--record", str(tmp_path / "missing.jsonl"), "--message", str(fixed)) == 2
+    assert "record" in capsys.readouterr().err
+    assert _cli("--record", str(record), "--message", str(tmp_path / "none.txt")) == 2
+
+
+def test_cli_json_is_versioned_and_deterministic(silent_wrong_run: tuple[Path, Path],
+                                                 tmp_path: Path) -> None:
+    record, report = silent_wrong_run
+    first, second = tmp_path / "a" / "v.json", tmp_path / "b.json"
+    _cli("--record", str(record), "--message", str(report), "--out", str(first))
+    _cli("--record", str(record), "--message", str(report), "--out", str(second))
+    assert first.read_bytes() == second.read_bytes()
+    data = decode_verdicts(first.read_bytes())
+    assert data["version"] == VERDICTS_VERSION
+    assert [(u["unit"], u["verdict"]) for u in data["units"]] == [
+        ("A-1", "silent_wrong"), ("A-2", "correct")]
+    assert data["units"][0]["world"]["evidence"] == [2, 3]
+    assert data["units"][0]["claim"] == {"said": "done",
+                                         "quote": "A-1: done — <saved> & confirmed"}
+    assert data["gate"]["exit_code"] == 1
+    assert data["sources"]["record"]["fault"] is None
+    with pytest.raises(VerdictsFormatError, match="version 2"):
+        decode_verdicts(first.read_bytes().replace(b'"version": 1', b'"version": 2'))
+
+
+def test_cli_html_is_self_contained_and_links_every_verdict(
+        silent_wrong_run: tuple[Path, Path], tmp_path: Path) -> None:
+    record, report = silent_wrong_run
+    page = tmp_path / "v.html"
+    _cli("--record", str(record), "--message", str(report), "--html", str(page))
+    html = page.read_text()
+    # Nothing fetched from anywhere: no scripts, stylesheets, fonts, images or frames.
+    assert not re.search(r"<(script|link|img|iframe|object|embed)\b", html, re.I)
+    assert "@import" not in html and "url(" not in html
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    assert hrefs and all(h.startswith("#") for h in hrefs)
+    ids = set(re.findall(r'id="([^"]+)"', html))
+    assert {h[1:] for h in hrefs} <= ids  # every link lands on an embedded record line
+    for line in (2, 3, 4):
+        assert f'href="#run-line-{line}"' in html
+    # The claim is quoted, escaped.
+    assert "A-1: done — &lt;saved&gt; &amp; confirmed" in html
+    assert "<saved>" not in html
