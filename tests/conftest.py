@@ -3,6 +3,8 @@ and guards started in-process against that Chromium."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -15,6 +17,7 @@ import pytest_asyncio
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.faults import parse_fault
+from ajantik_cdp.core.record_schema import read_lines
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
 from tests.support.site import HitSite
 
@@ -44,6 +47,26 @@ async def site() -> AsyncIterator[HitSite]:
     await s.stop()
 
 
+@pytest.fixture
+def guard_log() -> Iterator[list[str]]:
+    """Messages the guard logs, captured on its own logger: a command run in-process by an
+    earlier test may have stopped propagation to the root logger (and so to caplog)."""
+    messages: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    handler = Collect(logging.DEBUG)
+    logger = logging.getLogger("ajantik")
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.DEBUG)
+    yield messages
+    logger.removeHandler(handler)
+    logger.setLevel(level)
+
+
 @dataclass
 class RunningGuard:
     server: GuardServer
@@ -52,6 +75,22 @@ class RunningGuard:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.port}"
+
+    def lines(self) -> list[Any]:
+        parsed, _ = read_lines(self.record.read_bytes())
+        return parsed
+
+    async def wait_for_line(self, predicate: Callable[[Any], bool],
+                            timeout: float = 10.0) -> bool:
+        """Record lines are written once a request's outcome is known, a moment after the
+        page saw it: poll rather than race."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            if any(predicate(line) for line in self.lines()):
+                return True
+            await asyncio.sleep(0.05)
+        return any(predicate(line) for line in self.lines())
 
 
 GuardFactory = Callable[..., Awaitable[RunningGuard]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ajantik_cdp.core.record_schema import BlockLine, read_lines
+from ajantik_cdp.core.record_schema import BlockLine
 from tests.conftest import GuardFactory, origin_rule
 from tests.guard.attacks import ATTACKS, POST_JS, Attack, Env, install
 from tests.support.site import HitSite
@@ -26,9 +26,8 @@ async def test_attack_lands_without_guard_and_is_stopped_by_it(
     await attack.run(Env(pw, g.url, site))
     await site.settle(0.3)
     assert attack.landed(site) == [], f"{attack.name}: got through the guard"
-    lines, _ = read_lines(g.record.read_bytes())
-    blocks = [ln for ln in lines if isinstance(ln, BlockLine)]
-    assert any(("denied" in (b.url or "") or "elsewhere" in (b.url or "")) for b in blocks), \
+    assert await g.wait_for_line(lambda b: isinstance(b, BlockLine) and any(
+        word in (b.url or "") for word in ("denied", "elsewhere"))), \
         f"{attack.name}: stopped, but the guard recorded no block for it"
 
     # The same guard still lets an allowed write land.

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from ajantik_cdp.core.click_patterns import ClickPatternError, check_click_pattern
 from tests.guard.click_pages import LABELS
 
 LABELS_JS = resources.files("ajantik_cdp.proxy").joinpath("click_labels.js").read_text()
@@ -75,3 +76,41 @@ async def test_nearest_pressable_ancestor_on_the_composed_path(labels_page: Any,
         return found;
     }}""")
     assert got == pressable
+
+
+def _corpus(seed: int = 7, count: int = 600) -> tuple[list[str], list[str]]:
+    """Random patterns from the dialect's pieces, and labels to match them against."""
+    import random
+
+    rng = random.Random(seed)
+    atoms = ["a", "b", "pay", "now", "Ä", "ß", " ", ".", "[a-c]", "[^a]", "(?:pay|go)",
+             "(a|b)", "\\.", "\\(", "[0-9]", "é"]
+    quantifiers = ["", "", "", "?", "*", "+", "{1,2}", "*?", "{2}"]
+    patterns: list[str] = []
+    while len(patterns) < count:
+        body = "".join(rng.choice(atoms) + rng.choice(quantifiers)
+                       for _ in range(rng.randint(1, 4)))
+        pattern = ("^" if rng.random() < 0.3 else "") + body + ("$" if rng.random() < 0.3 else "")
+        try:
+            check_click_pattern(pattern)
+        except ClickPatternError:
+            continue
+        patterns.append(pattern)
+    labels = ["Pay now", "PAY NOW", "pay", "a.b", "(a)", "Äpfel", "STRASSE", "straße",
+              "ÉCOLE", "école", "Go 2", "ab", "", "b", "now pay now", "aab", "12"]
+    return patterns, labels
+
+
+async def test_python_and_the_page_agree_on_every_accepted_pattern(labels_page: Any) -> None:
+    import re
+
+    patterns, labels = _corpus()
+    in_page = await labels_page.evaluate("""([patterns, labels]) => patterns.map(
+        (p) => labels.map((l) => new RegExp(p, 'iu').test(l)))""", [patterns, labels])
+    disagreements = [
+        (p, label, js)
+        for p, row in zip(patterns, in_page, strict=True)
+        for label, js in zip(labels, row, strict=True)
+        if bool(re.search(p, label, re.IGNORECASE)) != js
+    ]
+    assert disagreements == []

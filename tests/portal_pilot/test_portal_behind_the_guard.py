@@ -72,11 +72,15 @@ async def test_guard_json_stops_the_submission(session: Session) -> None:
     assert portal.snapshot("R-101")["status"] == "draft"
     await session.guard.server.shutdown("test finished", 1000)
     lines, _ = read_lines(session.guard.record.read_bytes())
-    blocked = [ln.url for ln in lines if isinstance(ln, BlockLine) and ln.source == "network"]
-    # Measured on Chromium 156: deny_clicks did not swallow Playwright's press on this
-    # button (reported to the guard's owner), so the URL rule is what stops both requests.
-    assert len(blocked) == 2
-    assert all(u is not None and u.endswith("/api/filings/R-101/submission") for u in blocked)
+    blocks = [ln for ln in lines if isinstance(ln, BlockLine)]
+    # The press is swallowed by deny_clicks before the page sees it...
+    clicks = [b for b in blocks if b.source == "click"]
+    assert clicks and all(b.label == "Proceed to submission" for b in clicks)
+    assert "click" in {b.event for b in clicks}
+    # ...and the page script's direct call, which no press precedes, by the URL rule.
+    network = [b.url for b in blocks if b.source == "network"]
+    assert network == [f"{portal.origin}/api/filings/R-101/submission"]
+    assert result.get("error") == "the page did not answer the press"
 
 
 async def test_a_step_script_runs_as_a_script(session: Session) -> None:

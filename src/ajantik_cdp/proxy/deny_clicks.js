@@ -68,7 +68,15 @@
   }
 
   const opts = { capture: true, passive: false };
-  for (const type of POINTER_EVENTS) window.addEventListener(type, onPointer, opts);
-  for (const type of KEY_EVENTS) window.addEventListener(type, onKey, opts);
-  window.addEventListener("submit", onSubmit, opts);
+  function listen() {
+    // Adding a listener that is already there is a no-op, so this is safe to repeat.
+    for (const type of POINTER_EVENTS) window.addEventListener(type, onPointer, opts);
+    for (const type of KEY_EVENTS) window.addEventListener(type, onKey, opts);
+    window.addEventListener("submit", onSubmit, opts);
+  }
+  listen();
+  // document.open() erases every listener on the window, the guard's included (measured,
+  // Chrome 156). It also empties the document, which a MutationObserver (not a listener,
+  // so it survives) sees: put the listeners back.
+  new MutationObserver(listen).observe(document, { childList: true });
 })(__AJANTIK_PATTERNS__, __AJANTIK_BINDING__);

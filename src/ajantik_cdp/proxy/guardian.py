@@ -97,6 +97,11 @@ class Guardian:
         return self.conn.closed
 
     async def close(self) -> None:
+        # Let reports already under way (block and request lines) reach the record first:
+        # a clean stop must not lose a line the guard has already decided to write.
+        pending = [t for t in self._tasks if not t.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=2.0)
         for task in list(self._tasks):
             task.cancel()
         if self.conn is not None:
