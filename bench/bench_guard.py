@@ -23,6 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from ajantik_cdp.browser.launch import start_chrome
+from ajantik_cdp.local_http import start_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cdp_client import RawCdp
@@ -57,13 +58,7 @@ async def start_site() -> tuple[web.AppRunner, int]:
     app = web.Application()
     app.router.add_get("/page", page)
     app.router.add_get("/r/{name}", resource)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    server = site._server
-    assert server is not None
-    return runner, server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+    return await start_app(app)
 
 
 def start_guard(upstream: str, record: Path, config: Path) -> tuple[subprocess.Popen[str], int]:

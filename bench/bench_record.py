@@ -28,6 +28,7 @@ from ajantik_cdp.browser.launch import ChromeProcess, start_chrome_async
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.record_schema import RequestLine, encode
 from ajantik_cdp.core.redaction import Redactor
+from ajantik_cdp.local_http import start_app
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
 
 BODY = json.dumps({
@@ -63,13 +64,8 @@ async def start_site() -> tuple[web.AppRunner, str]:
     app = web.Application()
     app.router.add_get("/", page)
     app.router.add_post("/api/save", save)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    server = getattr(site, "_server", None)
-    assert server is not None
-    return runner, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
+    runner, port = await start_app(app)
+    return runner, f"http://127.0.0.1:{port}/"
 
 
 async def timed_writes(pw: Any, cdp_url: str, page_url: str, n: int) -> list[float]:

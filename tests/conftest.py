@@ -17,8 +17,8 @@ import pytest_asyncio
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.faults import parse_fault
-from ajantik_cdp.core.record_schema import read_lines
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
+from ajantik_cdp.record.reader import load_record
 from tests.support.site import HitSite
 
 
@@ -77,8 +77,7 @@ class RunningGuard:
         return f"http://127.0.0.1:{self.server.port}"
 
     def lines(self) -> list[Any]:
-        parsed, _ = read_lines(self.record.read_bytes())
-        return parsed
+        return list(load_record(self.record).lines)
 
     async def wait_for_line(self, predicate: Callable[[Any], bool],
                             timeout: float = 10.0) -> bool:

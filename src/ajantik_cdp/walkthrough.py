@@ -17,8 +17,10 @@ from aiohttp import web
 
 from ajantik_cdp.browser.launch import start_chrome_async
 from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.record_schema import BlockLine, RequestLine, read_lines
+from ajantik_cdp.core.record_schema import BlockLine, RequestLine
+from ajantik_cdp.local_http import start_app
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
+from ajantik_cdp.record.reader import load_record
 
 PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>Registry filing R-101</title></head>
@@ -63,13 +65,7 @@ class Site:
         app = web.Application()
         app.router.add_get("/", page)
         app.router.add_post("/api/{name}", api)
-        self.runner = web.AppRunner(app, access_log=None)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
-        await site.start()
-        server = getattr(site, "_server", None)
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]
+        self.runner, self.port = await start_app(app)
 
     async def stop(self) -> None:
         if self.runner:
@@ -126,7 +122,7 @@ async def run_walkthrough(out_dir: Path, say: Callable[[str], None]) -> bool:
             await guard.shutdown("walkthrough finished", 1000)
         chrome.close()
         await site.stop()
-    parsed, _ = read_lines(record.read_bytes())
+    parsed = load_record(record).lines
     blocks = [ln for ln in parsed if isinstance(ln, BlockLine)]
     writes = [ln for ln in parsed if isinstance(ln, RequestLine)]
     say(f"6. The record {record} holds {len(writes)} recorded write(s) and {len(blocks)} "

@@ -14,7 +14,8 @@ import pytest
 import websockets
 
 from ajantik_cdp.browser.launch import start_chrome
-from ajantik_cdp.core.record_schema import EndLine, StartLine, read_lines
+from ajantik_cdp.core.record_schema import EndLine, StartLine
+from ajantik_cdp.record.reader import load_record
 from tests.support.cli import start_guard
 
 
@@ -43,8 +44,9 @@ async def test_killing_chrome_closes_every_client_and_exits_non_zero(pw, tmp_pat
         assert code == 3
         assert elapsed < 10
         assert "lost Chrome" in guard.rest_of_stderr()
-        lines, problems = read_lines(record.read_bytes())
-        assert problems == []
+        loaded = load_record(record)
+        assert loaded.torn_line is None
+        lines = loaded.lines
         assert isinstance(lines[0], StartLine)
         assert isinstance(lines[-1], EndLine) and lines[-1].reason == "lost Chrome"
     finally:
@@ -66,7 +68,7 @@ async def test_signals_close_clients_flush_the_record_and_exit_zero(
         with pytest.raises(websockets.ConnectionClosed):
             await asyncio.wait_for(raw.recv(), 10)
         assert await asyncio.to_thread(guard.wait, 15) == 0
-        lines, _ = read_lines(record.read_bytes())
+        lines = load_record(record).lines
         assert isinstance(lines[-1], EndLine)
         assert lines[-1].reason == f"signal {sig.name}"
     finally:

@@ -10,6 +10,7 @@ import orjson
 import websockets
 from aiohttp import web
 
+from ajantik_cdp.local_http import start_app
 from tests.conftest import GuardFactory
 from tests.support.http import browser_ws, get_json, request
 from tests.support.site import HitSite
@@ -97,11 +98,7 @@ async def test_http_auth_still_works_through_the_guard(pw, guard: GuardFactory) 
 
     app = web.Application()
     app.router.add_get("/", protected)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    tcp = web.TCPSite(runner, "127.0.0.1", 0)
-    await tcp.start()
-    port = tcp._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    runner, port = await start_app(app)
     try:
         g = await guard({"deny": ["denied"]})
         browser = await pw.chromium.connect_over_cdp(g.url)

@@ -146,7 +146,7 @@ def test_a_bad_line_in_the_middle_is_refused(rec: RecordBuilder) -> None:
         f.write(b"not json\n")
     rec2 = path.read_bytes() + b'{"v": 1, "kind": "end", "reason": "x", "counts": {}}\n'
     path.write_bytes(rec2)
-    with pytest.raises(RecordUnusable, match="line 2: not JSON"):
+    with pytest.raises(RecordUnusable, match="line 2 is damaged"):
         Record.read(path)
 
 

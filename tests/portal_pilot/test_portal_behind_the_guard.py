@@ -12,12 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ajantik_cdp.core.record_schema import BlockLine, RequestLine, read_lines
+from ajantik_cdp.core.record_schema import BlockLine, RequestLine
 from ajantik_cdp.core.verdicts import Verdict
 from ajantik_cdp.demo.runner import ADAPTER, sign_in
 from ajantik_cdp.judge.adapter_api import Record, Report
 from ajantik_cdp.judge.adapter_loader import load_adapter
 from ajantik_cdp.judge.judging import Judgement, judge
+from ajantik_cdp.record.reader import load_record
 from portal_pilot.portal import Portal
 from portal_pilot.skill.scripts.proceed_to_submission import proceed_to_submission
 from portal_pilot.skill.scripts.read_dashboard import read_dashboard
@@ -71,7 +72,7 @@ async def test_guard_json_stops_the_submission(session: Session) -> None:
     assert portal.submissions() == []
     assert portal.snapshot("R-101")["status"] == "draft"
     await session.guard.server.shutdown("test finished", 1000)
-    lines, _ = read_lines(session.guard.record.read_bytes())
+    lines = load_record(session.guard.record).lines
     blocks = [ln for ln in lines if isinstance(ln, BlockLine)]
     # The press is swallowed by deny_clicks before the page sees it...
     clicks = [b for b in blocks if b.source == "click"]
@@ -100,7 +101,7 @@ async def test_a_step_script_runs_as_a_script(session: Session) -> None:
                                     "message": "Saved"}
     assert portal.snapshot("R-103")["sections"]["capital"] == fields
     await session.guard.server.shutdown("test finished", 1000)
-    lines_, _ = read_lines(session.guard.record.read_bytes())
+    lines_ = load_record(session.guard.record).lines
     puts = [ln for ln in lines_ if isinstance(ln, RequestLine) and ln.method == "PUT"]
     assert [p.url.endswith("/api/filings/R-103/sections/capital") for p in puts] == [True]
 

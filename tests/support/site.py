@@ -13,6 +13,8 @@ from urllib.parse import quote
 
 from aiohttp import web
 
+from ajantik_cdp.local_http import start_app
+
 CORS = {
     "Access-Control-Allow-Origin": "*",
     "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE",
@@ -81,14 +83,7 @@ class HitSite:
         app.router.add_get("/redirect", self._redirect)
         app.router.add_route("POST", "/redirect", self._redirect)
         app.router.add_route("*", "/{tail:.*}", self._hit)
-        self.runner = web.AppRunner(app, access_log=None)
-        await self.runner.setup()
-        first = web.TCPSite(self.runner, "127.0.0.1", 0)
-        await first.start()
-        server = getattr(first, "_server", None)
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]
-        await web.TCPSite(self.runner, "127.0.0.2", self.port).start()
+        self.runner, self.port = await start_app(app, more_hosts=("127.0.0.2",))
 
     async def stop(self) -> None:
         if self.runner is not None:

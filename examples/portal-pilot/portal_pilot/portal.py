@@ -18,6 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
+from ajantik_cdp.local_http import start_app
 from portal_pilot import portal_pages
 from portal_pilot.filing_state import FilingError, RegistryState, filing_json
 
@@ -81,13 +82,7 @@ class Portal:
         return app
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.runner = web.AppRunner(self.app(), access_log=None)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, host, port)
-        await site.start()
-        server = getattr(site, "_server", None)
-        assert server is not None and server.sockets
-        self.port = server.sockets[0].getsockname()[1]
+        self.runner, self.port = await start_app(self.app(), host, port)
 
     async def stop(self) -> None:
         if self.runner is not None:

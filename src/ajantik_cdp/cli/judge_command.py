@@ -90,8 +90,7 @@ def run_judge(adapter_path: Path, record_path: Path, message_path: Path) -> Judg
         raise CommandFailed(NAME, f"cannot read record {record_path}: {exc.strerror}",
                             EXIT_BAD_INPUT) from None
     except RecordUnusable as exc:
-        raise CommandFailed(NAME, f"{record_path} is not a usable guard record: {exc}",
-                            EXIT_BAD_INPUT) from None
+        raise CommandFailed(NAME, f"not a usable guard record: {exc}", EXIT_BAD_INPUT) from None
     try:
         text = message_path.read_text(encoding="utf-8")
     except FileNotFoundError:

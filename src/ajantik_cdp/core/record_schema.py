@@ -170,20 +170,3 @@ def decode(raw: bytes | str) -> RecordLine:
     except TypeError as exc:
         raise RecordFormatError(f"{kind} line has unexpected fields: {exc}") from None
     raise RecordFormatError(f"unknown line kind {kind!r}")
-
-
-def read_lines(raw: bytes) -> tuple[list[RecordLine], list[str]]:
-    """Parse a whole record. A torn last line (a guard killed mid-write) is reported,
-    not fatal; any other bad line is an error for the caller to show."""
-    lines: list[RecordLine] = []
-    problems: list[str] = []
-    chunks = raw.split(b"\n")
-    for number, chunk in enumerate(chunks, start=1):
-        if not chunk.strip():
-            continue
-        try:
-            lines.append(decode(chunk))
-        except RecordFormatError as exc:
-            last = number == len(chunks) and not raw.endswith(b"\n")
-            problems.append(f"line {number}: {exc}" + (" (torn last line)" if last else ""))
-    return lines, problems

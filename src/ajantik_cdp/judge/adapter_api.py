@@ -24,14 +24,13 @@ from ajantik_cdp.core.record_schema import (
     BlockLine,
     Body,
     EndLine,
-    RecordFormatError,
     RecordLine,
     RequestLine,
     StartLine,
-    decode,
 )
 from ajantik_cdp.core.rules import is_write
 from ajantik_cdp.core.verdicts import Said
+from ajantik_cdp.record.reader import RecordReadError, parse_record
 
 Reached = Literal["yes", "no", "unknown"]
 
@@ -179,25 +178,13 @@ class Record:
 
     @classmethod
     def from_bytes(cls, raw: bytes, path: Path | None = None) -> Record:
-        numbered: list[tuple[int, RecordLine]] = []
-        chunks = raw.split(b"\n")
-        torn = False
-        for number, chunk in enumerate(chunks, start=1):
-            if not chunk.strip():
-                continue
-            try:
-                numbered.append((number, decode(chunk)))
-            except RecordFormatError as exc:
-                # A guard killed mid-write can only tear the last line; anywhere else a
-                # bad line means this is not (only) a guard record.
-                if number == len(chunks) and not raw.endswith(b"\n"):
-                    torn = True
-                    continue
-                raise RecordUnusable(f"line {number}: {exc}") from None
-        if not numbered:
-            raise RecordUnusable("it holds no record lines")
-        last = numbered[-1][0] if numbered else 0
-        return cls(tuple(numbered), path, torn, last + (1 if torn else 0))
+        try:
+            loaded = parse_record(path or Path("record"), raw)
+        except RecordReadError as exc:
+            raise RecordUnusable(str(exc)) from None
+        torn = loaded.torn_line is not None
+        last = loaded.numbered[-1][0]
+        return cls(loaded.numbered, path, torn, last + (1 if torn else 0))
 
     @classmethod
     def read(cls, path: Path) -> Record:

@@ -28,6 +28,7 @@ from ajantik_cdp.core.discovery import (
 from ajantik_cdp.core.faults import FaultSpec, FaultState
 from ajantik_cdp.core.record_schema import StartLine
 from ajantik_cdp.core.redaction import Redactor
+from ajantik_cdp.local_http import start_app
 from ajantik_cdp.proxy.bridge import ClientLink
 from ajantik_cdp.proxy.events import GuardEvents
 from ajantik_cdp.proxy.guardian import Guardian
@@ -195,12 +196,9 @@ class GuardServer:
             app.router.add_route(method, path + "/", handler)
         app.router.add_get("/devtools/browser/{browser_id}", self._websocket)
         app.router.add_get("/devtools/page/{target_id}", self._websocket)
-        self.runner = web.AppRunner(app, access_log=None, handle_signals=False)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, self.options.host, self.options.port,
-                           reuse_address=True)
         try:
-            await site.start()
+            self.runner, self.port = await start_app(app, self.options.host,
+                                                     self.options.port)
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 raise GuardStartError(
@@ -209,9 +207,6 @@ class GuardServer:
                 ) from None
             raise GuardStartError(f"cannot listen on {self.options.host}:"
                                   f"{self.options.port}: {exc.strerror}") from None
-        server = getattr(site, "_server", None)
-        if server is not None and server.sockets:
-            self.port = server.sockets[0].getsockname()[1]
 
     @property
     def own_netloc(self) -> str:

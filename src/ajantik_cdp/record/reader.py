@@ -37,9 +37,14 @@ class MissingRecord(RecordReadError):
 @dataclass(frozen=True)
 class LoadedRecord:
     path: Path
-    lines: tuple[RecordLine, ...]
+    # Every whole line, with its line number in the file (the judge cites them).
+    numbered: tuple[tuple[int, RecordLine], ...]
     # Set when the last line was cut short (a guard killed mid-write): what was seen.
     torn_line: str | None = None
+
+    @property
+    def lines(self) -> tuple[RecordLine, ...]:
+        return tuple(line for _, line in self.numbered)
 
     @property
     def start(self) -> StartLine | None:
@@ -89,7 +94,7 @@ def parse_record(path: Path, raw: bytes) -> LoadedRecord:
     if not numbered:
         raise RecordReadError(f"{path} is empty: it is not an ajantik record")
     last_unterminated = not raw.endswith(b"\n")
-    lines: list[RecordLine] = []
+    lines: list[tuple[int, RecordLine]] = []
     torn: str | None = None
     for index, (number, chunk) in enumerate(numbered):
         # The writer puts "v" first, so a line cut short still starts like a record line.
@@ -105,7 +110,7 @@ def parse_record(path: Path, raw: bytes) -> LoadedRecord:
                 f"{path} is record version {version!r}; this ajantik reads version "
                 f"{RECORD_VERSION} (use the ajantik that wrote it, or a newer one)")
         try:
-            lines.append(decode(chunk))
+            lines.append((number, decode(chunk)))
         except RecordFormatError as exc:
             if is_last:
                 torn = f"{len(chunk)} bytes at line {number}"
