@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from pathlib import Path
 
@@ -27,6 +28,8 @@ def show(rows: list[dict[str, float | str | int]]) -> None:
 
 
 def main() -> None:
+    # The in-process guards of the record bench would log a line per start.
+    logging.getLogger("ajantik").setLevel(logging.ERROR)
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--quick", action="store_true", help="fewer samples, for a smoke run")

@@ -168,9 +168,8 @@ class Guardian:
             session_id=params["sessionId"],
             url=info.get("url", ""),
         )
-        previous = self.targets.get(target.target_id)
-        if previous is not None and is_settled(previous.state):
-            target.state = TargetState.PENDING
+        # A target attached again (after a detach) starts over as PENDING: clients wait
+        # until the guard is back in place.
         self.targets[target.target_id] = target
         self.by_session[target.session_id] = target
         self._spawn(self._install(target, bool(params.get("waitingForDebugger"))))
