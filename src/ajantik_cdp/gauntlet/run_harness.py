@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,6 +48,7 @@ log = logging.getLogger("ajantik.gauntlet")
 
 SETTLE_TIMEOUT = 15.0  # seconds to wait for the shop's in-flight writes to be answered
 SETUP_TIMEOUT = 30.0  # seconds for the guard, the context and the first page load
+WATCH_INTERVAL = 0.25  # seconds between checks that the worker's Chromium is alive
 SCREENSHOT = "end.png"
 RECORD = "record.jsonl"
 
@@ -170,6 +172,25 @@ async def _reference(spec: RunSpec, page: Any, start_url: str) -> AgentOutcome:
     return AgentOutcome(claim, steps=claim.step_list, step_count=claim.steps)
 
 
+async def _while_alive(worker: Worker, agent: Coroutine[Any, Any, AgentOutcome]
+                       ) -> AgentOutcome:
+    """The agent's outcome, unless Chromium dies first: then the agent is stopped at once
+    rather than left to wait out its deadline on a browser that is gone."""
+    task = asyncio.ensure_future(agent)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=WATCH_INTERVAL)
+            if done:
+                return task.result()
+            if not worker.chrome_alive():
+                raise Infra("browser", "Chromium exited during the run")
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+
 async def run_once(spec: RunSpec, worker: Worker) -> RunResult:
     started = time.monotonic()
     started_at = _now()
@@ -224,9 +245,10 @@ async def run_once(spec: RunSpec, worker: Worker) -> RunResult:
             env = agent_env(spec.agent, cdp_url=cdp_url, start_url=start_url,
                             task_name=spec.task_name, task_text=spec.task_text,
                             deadline=spec.deadline)
-            outcome = await run_command(spec.agent, env, spec.deadline, folder)
+            outcome = await _while_alive(worker, run_command(spec.agent, env, spec.deadline,
+                                                             folder))
         else:
-            outcome = await _reference(spec, page, start_url)
+            outcome = await _while_alive(worker, _reference(spec, page, start_url))
         marks["agent"] = time.monotonic()
         if not worker.chrome_alive():
             raise Infra("browser", "Chromium exited during the run")
