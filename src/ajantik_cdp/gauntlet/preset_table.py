@@ -60,7 +60,7 @@ def preset_markdown(runs: Sequence[MatrixRun], variants: Sequence[str], *, comma
         lines.append(f"| {name} | {_kind(per[0])} | "
                      + " | ".join(_cell(v.group, v.flaky) for v in per) + " |")
     lines.append("| **overall** | | " + " | ".join(
-        f"**{_cell(r.summary.overall)}**" for r in runs) + " |")
+        _cell(r.summary.overall) for r in runs) + " |")
     lines.append("| exit code (threshold 0.9) | | "
                  + " | ".join(str(r.summary.exit_code) for r in runs) + " |")
     lines.append("| wall time | | " + " | ".join(f"{r.seconds:.0f} s" for r in runs) + " |")
