@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import tempfile
+from collections.abc import Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
@@ -32,6 +35,7 @@ from ajantik_cdp.gauntlet.suite_session import SessionOutcome, run_session
 from ajantik_cdp.gauntlet.terminal_tables import comparison_table, summary_table
 from ajantik_cdp.gauntlet.variant_set import FAULT_VARIANTS, UI_VARIANTS
 
+T = TypeVar("T")
 NAME = "ajantik gauntlet"
 DEFAULT_WORKERS = 4
 
@@ -70,6 +74,23 @@ def _shop_access(command: str, shop_url: str | None) -> ShopAccess | None:
     return ShopAccess(shop_url.rstrip("/"), secret)
 
 
+async def _stoppable(work: Coroutine[Any, Any, T]) -> T:
+    """Ctrl-C or SIGTERM cancel the suite: runs in flight are torn down (their browsers,
+    guards and agents with them) and the runs that finished are still written. Set here
+    because a shell starts background jobs with SIGINT ignored."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for sig in signals:
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        return await work
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+
+
 def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
             shop: ShopAccess | None = None, *, quiet: bool = False) -> SessionOutcome:
     """Run a suite with progress on the terminal; the errors a person can cause become
@@ -88,8 +109,12 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     progress = SuiteProgress(suite.run_count, console, lines=None if not quiet else True)
     try:
         with progress:
-            outcome = asyncio.run(run_session(suite, out_dir, workers=count,
-                                              on_done=progress.done, shop=shop))
+            outcome = asyncio.run(_stoppable(run_session(suite, out_dir, workers=count,
+                                                         on_done=progress.done, shop=shop)))
+    except asyncio.CancelledError:
+        done = sum(progress.counts.values())
+        raise CommandFailed(command, f"interrupted after {done} of {suite.run_count} runs; "
+                            f"what finished is in {out_dir / 'results.json'}", 130) from None
     except (BrowserNotFound, ChromeStartError) as exc:
         raise CommandFailed(command, str(exc), 1) from None
     except OSError as exc:  # the shop could not bind, the folder vanished...
