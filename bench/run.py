@@ -14,6 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_gauntlet
 import bench_guard
 import bench_record
 
@@ -41,6 +42,9 @@ def main() -> None:
     print()
     print(bench_record.report(asyncio.run(bench_record.run(
         writes=15 if args.quick else 40, rounds=2 if args.quick else 5))))
+    print()
+    print(bench_gauntlet.report(asyncio.run(bench_gauntlet.run(
+        workers=(4,) if args.quick else (2, 4)))))
 
 
 if __name__ == "__main__":

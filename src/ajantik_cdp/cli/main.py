@@ -16,6 +16,7 @@ from ajantik_cdp.cli.browser_command import browser_command
 from ajantik_cdp.cli.cdp_command import cdp_command
 from ajantik_cdp.cli.demo_command import demo_command
 from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.cli.gauntlet_command import gauntlet_group
 from ajantik_cdp.cli.record_command import record_command
 from ajantik_cdp.cli.shop_command import shop_command
 from ajantik_cdp.cli.test_command import test_group
@@ -45,6 +46,7 @@ cli.add_command(record_command)
 cli.add_command(shop_command)
 cli.add_command(test_group)
 cli.add_command(demo_command)
+cli.add_command(gauntlet_group)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,128 @@
+"""What a perturbation suite costs: throughput, and the harness's own share of each run.
+
+    python bench/bench_gauntlet.py [--workers 2,4] [--rounds 1] [--preset reference]
+
+Runs the demo suite (15 variants x 2 repetitions, the reference agent) once per worker
+count and round, alternating the order so both see the same load, and prints medians
+side by side:
+
+- suite wall time and throughput (runs per minute), start-up included (the shop, one
+  Chromium per worker and its warm-up);
+- per run: the agent's own time (from its start to its claim) and the harness's overhead,
+  everything else: the shop run, the guard (fault variants), a fresh context set up for
+  the variant, the first page load, waiting for in-flight writes, reading the state,
+  the page facts and the screenshot, teardown;
+- CPU seconds for the whole suite (this process and the children it reaped: Chromium,
+  Playwright's driver), and the load average, because on a shared machine the wall time
+  says as much about the neighbours as about the suite.
+
+The issue's target: the demo suite in under 90 s on two cores. Nothing here asserts it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ajantik_cdp.gauntlet.demo_suite import demo_suite
+from ajantik_cdp.gauntlet.suite_session import run_session
+
+TARGET_SECONDS = 90.0
+
+
+def cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+async def one(workers: int, preset: str) -> dict[str, float]:
+    suite = demo_suite(preset)
+    with tempfile.TemporaryDirectory(prefix="ajantik-gauntlet-bench-") as tmp:
+        load = os.getloadavg()[0]
+        cpu0, t0 = cpu_seconds(), time.monotonic()
+        outcome = await run_session(suite, Path(tmp), workers=workers)
+        wall, cpu = time.monotonic() - t0, cpu_seconds() - cpu0
+    timings = [s.result.timings for s in outcome.runs]
+    return {
+        "wall": wall, "cpu": cpu, "load": load, "runs": len(outcome.runs),
+        "runs_per_min": len(outcome.runs) / wall * 60,
+        "agent": statistics.median(t.agent for t in timings),
+        "harness": statistics.median(t.harness for t in timings),
+        "setup": statistics.median(t.setup for t in timings),
+        "evaluate": statistics.median(t.evaluate for t in timings),
+        "harness_share": sum(t.harness for t in timings) / sum(t.total for t in timings),
+        "excluded": outcome.summary.overall.excluded,
+        "passes": outcome.summary.overall.passes,
+    }
+
+
+async def run(workers: tuple[int, ...] = (2, 4), rounds: int = 1,
+              preset: str = "reference") -> dict[str, Any]:
+    logging.getLogger("ajantik").setLevel(logging.ERROR)  # the guards' fault lines
+    samples: dict[int, list[dict[str, float]]] = {w: [] for w in workers}
+    for r in range(rounds):
+        order = list(workers) if r % 2 == 0 else list(reversed(workers))
+        for w in order:
+            samples[w].append(await one(w, preset))
+    medians = {w: {k: statistics.median(s[k] for s in runs) for k in runs[0]}
+               for w, runs in samples.items()}
+    return {"preset": preset, "rounds": rounds, "cpus": os.cpu_count(), "medians": medians}
+
+
+ROWS = (
+    ("suite wall time (s)", "wall", "{:.1f}"),
+    ("throughput (runs/min)", "runs_per_min", "{:.1f}"),
+    ("suite CPU time (s)", "cpu", "{:.1f}"),
+    ("per run: agent's own time (s)", "agent", "{:.2f}"),
+    ("per run: harness overhead (s)", "harness", "{:.2f}"),
+    ("  of which setup (s)", "setup", "{:.2f}"),
+    ("  of which evaluation and teardown (s)", "evaluate", "{:.2f}"),
+    ("harness share of run time", "harness_share", "{:.0%}"),
+    ("runs (passes / left out)", "runs", "{:.0f}"),
+    ("load average before the suite", "load", "{:.1f}"),
+)
+
+
+def report(result: dict[str, Any]) -> str:
+    med = result["medians"]
+    workers = list(med)
+    lines = [f"bench_gauntlet: the demo suite ({result['preset']} preset, 15 variants x 2), "
+             f"median of {result['rounds']} round(s), {result['cpus']} CPUs",
+             f"{'':42}" + "".join(f"{f'{w} workers':>12}" for w in workers)]
+    for label, key, fmt in ROWS:
+        cells = []
+        for w in workers:
+            text = fmt.format(med[w][key])
+            if key == "runs":
+                text += f" ({med[w]['passes']:.0f}/{med[w]['excluded']:.0f})"
+            cells.append(f"{text:>12}")
+        lines.append(f"{label:42}" + "".join(cells))
+    verdicts = ", ".join(f"{w} workers {'ok' if med[w]['wall'] <= TARGET_SECONDS else 'OVER'}"
+                         for w in workers)
+    lines.append(f"target: the demo suite under {TARGET_SECONDS:.0f} s on two cores: {verdicts}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", default="2,4", help="worker counts to compare")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--preset", default="reference")
+    args = parser.parse_args()
+    workers = tuple(int(w) for w in args.workers.split(","))
+    print(report(asyncio.run(run(workers, args.rounds, args.preset))))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,362 @@
+"""`ajantik gauntlet`: run an agent many times per variant, judge every run from the
+shop's own state, and report reliability with intervals."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import tempfile
+from collections.abc import Coroutine
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from ajantik_cdp.browser.launch import ChromeStartError
+from ajantik_cdp.browser.locate import BrowserNotFound, find_chrome
+from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.cli.logging_setup import configure
+from ajantik_cdp.gauntlet.comparison import compare
+from ajantik_cdp.gauntlet.demo_suite import DEMO_SUITE_YAML, demo_suite
+from ajantik_cdp.gauntlet.doctor import checks
+from ajantik_cdp.gauntlet.executor import ShopAccess
+from ajantik_cdp.gauntlet.output_folder import OutputFolderError, prepare
+from ajantik_cdp.gauntlet.preset_table import MatrixRun, preset_markdown
+from ajantik_cdp.gauntlet.progress_display import SuiteProgress
+from ajantik_cdp.gauntlet.report_page import render_report
+from ajantik_cdp.gauntlet.results_file import ResultsFileError, read_results
+from ajantik_cdp.gauntlet.suite_file import PRESETS, Suite, SuiteError
+from ajantik_cdp.gauntlet.suite_loading import load_suite
+from ajantik_cdp.gauntlet.suite_session import SessionOutcome, run_session
+from ajantik_cdp.gauntlet.terminal_tables import comparison_table, summary_table
+from ajantik_cdp.gauntlet.variant_set import FAULT_VARIANTS, UI_VARIANTS
+
+T = TypeVar("T")
+NAME = "ajantik gauntlet"
+DEFAULT_WORKERS = 4
+
+
+def _console() -> Console:
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        # A CI log or a pipe has no width to ask for; rich's 80 columns would wrap the
+        # table into an unreadable column of fragments.
+        console = Console(highlight=False, width=140)
+    return console
+
+
+def _quiet_guards(verbose: bool) -> None:
+    configure(NAME, verbose)
+    if not verbose:
+        # Every fault run's guard logs its fault and its lack of deny rules; the report
+        # already says both.
+        logging.getLogger("ajantik").setLevel(logging.ERROR)
+
+
+def _need_browser(command: str) -> None:
+    try:
+        find_chrome()
+    except BrowserNotFound as exc:
+        raise CommandFailed(command, str(exc), 1) from None
+
+
+def _shop_access(command: str, shop_url: str | None) -> ShopAccess | None:
+    if shop_url is None:
+        return None
+    secret = os.environ.get("AJANTIK_SHOP_SECRET")
+    if not secret:
+        raise CommandFailed(command, "--shop needs the shop's evaluator secret in "
+                            "$AJANTIK_SHOP_SECRET", 2)
+    return ShopAccess(shop_url.rstrip("/"), secret)
+
+
+async def _stoppable(work: Coroutine[Any, Any, T]) -> T:
+    """Ctrl-C or SIGTERM cancel the suite: runs in flight are torn down (their browsers,
+    guards and agents with them) and the runs that finished are still written. Set here
+    because a shell starts background jobs with SIGINT ignored."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for sig in signals:
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        return await work
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+
+
+def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
+            shop: ShopAccess | None = None, *, quiet: bool = False) -> SessionOutcome:
+    """Run a suite with progress on the terminal; the errors a person can cause become
+    one line."""
+    try:
+        prepare(out_dir)
+    except OutputFolderError as exc:
+        raise CommandFailed(command, str(exc), 2) from None
+    console = _console()
+    count = min(workers or suite.concurrency, suite.run_count)
+    for warning in suite.warnings:
+        click.echo(f"note: {warning}")
+    click.echo(f"{command}: {suite.name}: {suite.agent.describe()}, {len(suite.variants)} "
+               f"variants x {suite.repetitions} = {suite.run_count} runs on {count} "
+               f"worker(s); writing to {out_dir}/")
+    progress = SuiteProgress(suite.run_count, console, lines=None if not quiet else True)
+    try:
+        with progress:
+            outcome = asyncio.run(_stoppable(run_session(suite, out_dir, workers=count,
+                                                         on_done=progress.done, shop=shop)))
+    except asyncio.CancelledError:
+        done = sum(progress.counts.values())
+        raise CommandFailed(command, f"interrupted after {done} of {suite.run_count} runs; "
+                            f"what finished is in {out_dir / 'results.json'}", 130) from None
+    except (BrowserNotFound, ChromeStartError) as exc:
+        raise CommandFailed(command, str(exc), 1) from None
+    except OSError as exc:  # the shop could not bind, the folder vanished...
+        raise CommandFailed(command, str(exc), 1) from None
+    console.print(summary_table(outcome.summary, suite.repetitions))
+    for c in outcome.summary.failed_checks:
+        click.echo(f"  not met: {c.scope}: {c.detail}")
+    if not outcome.summary.failed_checks:
+        click.echo("  every threshold met" if outcome.summary.checks else
+                   "  no thresholds set")
+    click.echo(f"{len(outcome.runs)} runs in {outcome.seconds:.0f}s. "
+               f"Results: {outcome.results}  Report: {outcome.report.resolve()}")
+    return outcome
+
+
+@click.group("gauntlet")
+def gauntlet_group() -> None:
+    """Perturbation suites: run an agent many times per variant of the bundled shop,
+    judge every run from the shop's own state, report reliability with intervals.
+
+    \b
+    ajantik gauntlet demo                  the bundled suite: reference agent, no API key
+    ajantik gauntlet run gauntlet.yaml     your suite (docs/gauntlet.md)
+    ajantik gauntlet compare a.json b.json did reliability move, and which variant moved it
+    ajantik gauntlet doctor [SUITE]        what is installed, which browser, what would run
+    ajantik gauntlet matrix                the preset x variant table for the docs
+    ajantik gauntlet report results.json   the HTML report again, from a results file
+
+    Exit codes: 0 every threshold met, 1 one is not (or a regression, for compare),
+    2 a bad suite file or bad arguments.
+    """
+
+
+OUT = click.option("--out", "out_dir", default="gauntlet-results", show_default=True,
+                   type=click.Path(path_type=Path),
+                   help="Folder for results.json, report.html and each run's screenshot, "
+                   "record and agent output. A folder from an earlier gauntlet is replaced; "
+                   "any other non-empty folder is refused.")
+WORKERS = click.option("--workers", type=click.IntRange(1, 16), default=None,
+                       help="Runs at a time, each on a headless Chromium of its own "
+                       "[default: the suite's concurrency].")
+VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Show the guards' log lines.")
+
+
+@gauntlet_group.command("run")
+@click.argument("suite_file", type=click.Path(path_type=Path, dir_okay=False))
+@OUT
+@WORKERS
+@click.option("--shop", "shop_url", metavar="URL",
+              help="Use a shop already running (`ajantik shop`) instead of one in this "
+              "process; its evaluator secret comes from $AJANTIK_SHOP_SECRET.")
+@VERBOSE
+def run_command(suite_file: Path, out_dir: Path, workers: int | None, shop_url: str | None,
+                verbose: bool) -> int:
+    """Run the suite in SUITE_FILE (YAML, version 1; see docs/gauntlet.md).
+
+    Every run gets a fresh shop run and a fresh browser context set up as its variant
+    requires; the agent works under the suite's deadline; the shop's own state is then
+    judged against the task. Fault variants put a guard with that fault in front of the
+    browser. Exit code 0 when every threshold is met, 1 when one is not, 2 for a bad
+    suite file (every problem in one message).
+    """
+    name = f"{NAME} run"
+    try:
+        suite = load_suite(suite_file)
+    except SuiteError as exc:
+        raise CommandFailed(name, str(exc), 2) from None
+    shop = _shop_access(name, shop_url)
+    _quiet_guards(verbose)
+    _need_browser(name)
+    return execute(name, suite, out_dir, workers, shop).summary.exit_code
+
+
+@gauntlet_group.command("demo")
+@OUT
+@WORKERS
+@click.option("--preset", type=click.Choice(PRESETS), default="reference", show_default=True,
+              help="The reference agent's capability.")
+@click.option("--repetitions", type=click.IntRange(1, 20), default=2, show_default=True)
+@click.option("--print-suite", is_flag=True,
+              help="Print the demo's suite file (a starting point for yours) and exit.")
+@VERBOSE
+def demo_command(out_dir: Path, workers: int | None, preset: str, repetitions: int,
+                 print_suite: bool, verbose: bool) -> int:
+    """The bundled suite: the reference agent over all 15 variants (11 UI, 4 write
+    faults), twice each, against the 0.9 reliability threshold. No network, no API key.
+
+    With the default preset it fails that threshold, honestly (exit code 1): the
+    reference preset cannot recover an expired session. `--preset resilient` can.
+    """
+    if print_suite:
+        click.echo(DEMO_SUITE_YAML, nl=False)
+        return 0
+    name = f"{NAME} demo"
+    _quiet_guards(verbose)
+    _need_browser(name)
+    suite = demo_suite(preset, repetitions)
+    return execute(name, suite, out_dir, workers or DEFAULT_WORKERS).summary.exit_code
+
+
+@gauntlet_group.command("compare")
+@click.argument("before", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("after", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--tolerance", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="A drop in reliability up to this much is not a regression.")
+@click.option("--only-significant", is_flag=True,
+              help="Count a drop only when its Newcombe interval excludes 0 (rare with a "
+              "few repetitions).")
+def compare_command(before: Path, after: Path, tolerance: float,
+                    only_significant: bool) -> int:
+    """Compare two results.json files: per variant, before against after, with the
+    interval of the change. Exit code 1 when a variant regressed (its reliability fell,
+    or it has more silent wrongs), naming the variants; 0 otherwise; 2 for a file that
+    is not a results file."""
+    name = f"{NAME} compare"
+    views = []
+    for path in (before, after):
+        try:
+            views.append(read_results(path.read_bytes(), str(path)))
+        except OSError as exc:
+            raise CommandFailed(name, f"cannot read {path}: {exc.strerror or exc}", 2) \
+                from None
+        except ResultsFileError as exc:
+            raise CommandFailed(name, str(exc), 2) from None
+    result = compare(views[0], views[1], tolerance=tolerance,
+                     only_significant=only_significant)
+    for warning in result.warnings:
+        click.echo(f"note: {warning}")
+    _console().print(comparison_table(result))
+    if result.overall is not None:
+        o = result.overall
+        click.echo(f"overall: {o.estimate * 100:+.0f} points ({o.low * 100:+.0f} to "
+                   f"{o.high * 100:+.0f})")
+    if result.regressions:
+        moved = "; ".join(f"{m.variant} ({', '.join(m.reasons)})" for m in result.regressions)
+        click.echo(f"regressed: {moved}")
+        return 1
+    improved = [m.variant for m in result.moves if m.improved]
+    click.echo("no regression" + (f"; improved: {', '.join(improved)}" if improved else ""))
+    return 0
+
+
+@gauntlet_group.command("doctor")
+@click.argument("suite_file", required=False, type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--no-launch", is_flag=True, help="Do not start the browser to check it.")
+def doctor_command(suite_file: Path | None, no_launch: bool) -> int:
+    """What is installed, which browser would run, and, given a SUITE_FILE, what it
+    would run. Exit code 0 when a suite could run, 1 when the browser is missing or
+    does not start, 2 for a bad suite file."""
+    name = f"{NAME} doctor"
+    suite = None
+    if suite_file is not None:
+        try:
+            suite = load_suite(suite_file)
+        except SuiteError as exc:
+            raise CommandFailed(name, str(exc), 2) from None
+    found = checks(launch=not no_launch)
+    for c in found:
+        click.echo(f"  {'ok  ' if c.ok else 'FAIL'} {c.name}: {c.detail}")
+    click.echo(f"  variants: {len(UI_VARIANTS)} UI ({', '.join(UI_VARIANTS)}) and "
+               f"{len(FAULT_VARIANTS)} write faults ({', '.join(FAULT_VARIANTS)})")
+    if suite is not None:
+        e = suite.task.expect
+        click.echo(f"suite {suite.source}: {suite.name}")
+        click.echo(f"  agent: {suite.agent.describe()}")
+        click.echo(f"  expected state ({suite.task.expect_source}): cart "
+                   f"{dict(e.cart)}, coupon {e.coupon}, checkout {dict(e.checkout)}, "
+                   f"stage {e.stage}, no purchase; total {e.total_cents() / 100:.2f} EUR")
+        click.echo(f"  {len(suite.variants)} variants x {suite.repetitions} repetitions = "
+                   f"{suite.run_count} runs, {suite.concurrency} at a time, "
+                   f"{suite.deadline:g}s each at most")
+        for w in suite.warnings:
+            click.echo(f"  note: {w}")
+    if not all(c.ok for c in found):
+        failed = next(c for c in found if not c.ok)
+        raise CommandFailed(name, f"{failed.name}: {failed.detail}", 1)
+    return 0
+
+
+@gauntlet_group.command("matrix")
+@click.option("--out", "out_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the Markdown table here (e.g. docs/presets.md) instead of stdout.")
+@click.option("--repetitions", type=click.IntRange(1, 20), default=2, show_default=True)
+@WORKERS
+@click.option("--keep", "keep_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Keep each preset's results and report in this folder.")
+def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
+                   keep_dir: Path | None) -> int:
+    """Measure every reference-agent preset (naive, reference, resilient) over every
+    variant, and write the preset x variant table as Markdown. Every number comes from
+    runs made by this command."""
+    name = f"{NAME} matrix"
+    _quiet_guards(False)
+    _need_browser(name)
+    runs: list[MatrixRun] = []
+    base = keep_dir or Path(tempfile.mkdtemp(prefix="ajantik-matrix-"))
+    browser = "unknown"
+    for preset in PRESETS:
+        suite = demo_suite(preset, repetitions)
+        outcome = execute(name, suite, base / preset, workers or DEFAULT_WORKERS, quiet=True)
+        browser = str(outcome.data["environment"]["browser"])
+        runs.append(MatrixRun(preset, outcome.summary, outcome.seconds))
+    suite = demo_suite("reference", repetitions)
+    command = "ajantik gauntlet matrix" + (f" --out {out_file}" if out_file else "") + (
+        f" --repetitions {repetitions}" if repetitions != 2 else "")
+    text = preset_markdown(
+        runs, suite.variants, command=command,
+        generated=datetime.now(UTC).strftime("%Y-%m-%d"),
+        environment={"browser": browser, "workers": str(workers or DEFAULT_WORKERS),
+                     "cpus": str(os.cpu_count())},
+        repetitions=repetitions)
+    if out_file is None:
+        click.echo(text)
+    else:
+        out_file.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {out_file}")
+    return 0
+
+
+@gauntlet_group.command("report")
+@click.argument("results_file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--out", "out_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Where to write the page [default: report.html next to the results].")
+def report_command(results_file: Path, out_file: Path | None) -> int:
+    """Write the HTML report again from a results.json (screenshots are read from the
+    runs/ folder next to it)."""
+    import orjson
+
+    from ajantik_cdp.gauntlet.report_page import screenshots_for
+
+    name = f"{NAME} report"
+    try:
+        raw = results_file.read_bytes()
+        read_results(raw, str(results_file))
+    except OSError as exc:
+        raise CommandFailed(name, f"cannot read {results_file}: {exc.strerror or exc}", 2) \
+            from None
+    except ResultsFileError as exc:
+        raise CommandFailed(name, str(exc), 2) from None
+    data = orjson.loads(raw)
+    target = out_file or results_file.with_name("report.html")
+    target.write_text(render_report(data, screenshots_for(results_file.parent, data)),
+                      encoding="utf-8")
+    click.echo(f"wrote {target}")
+    return 0

@@ -1,0 +1,67 @@
+"""Progress on the terminal while a suite runs: a live bar with pass/fail/left-out counts
+on a terminal, one line per finished run otherwise (CI logs, pipes)."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from ajantik_cdp.gauntlet.scoring import Scored
+
+
+def run_line(s: Scored) -> str:
+    r = s.result
+    c = s.classification
+    what = {"pass": "pass", "fail": "FAIL", "excluded": "left out"}[s.outcome]
+    why = f" [{c.category}/{c.rule}]" if c else ""
+    steps = f", {r.agent.step_count} steps" if r.agent.step_count is not None else ""
+    return (f"{r.run_id:<30} {what:<8} {s.verdict.label:<18}{why} "
+            f"({r.timings.total:.1f}s{steps})")
+
+
+class SuiteProgress:
+    def __init__(self, total: int, console: Console, *, lines: bool | None = None) -> None:
+        self.total = total
+        self.console = console
+        self.lines = (not console.is_terminal) if lines is None else lines
+        self.counts = {"pass": 0, "fail": 0, "excluded": 0}
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+
+    def __enter__(self) -> SuiteProgress:
+        if not self.lines:
+            self._bar = Progress(TextColumn("[bold]gauntlet"), BarColumn(),
+                                 MofNCompleteColumn(), TextColumn("{task.description}"),
+                                 TimeElapsedColumn(), console=self.console, transient=True)
+            self._bar.__enter__()
+            self._task = self._bar.add_task(self._description(), total=self.total)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(kind, exc, tb)
+
+    def _description(self) -> str:
+        c = self.counts
+        return f"{c['pass']} pass, {c['fail']} fail, {c['excluded']} left out"
+
+    def done(self, s: Scored) -> None:
+        self.counts[s.outcome] += 1
+        finished = sum(self.counts.values())
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, advance=1, description=self._description())
+            if s.outcome != "pass":
+                self._bar.console.print(f"  {run_line(s)}", highlight=False)
+        else:
+            self.console.print(f"  [{finished}/{self.total}] {run_line(s)}", highlight=False,
+                               soft_wrap=True)

@@ -1,0 +1,304 @@
+"""One run on one worker, start to finish, and the evidence it leaves.
+
+    shop run (fresh token) ─▶ [guard with the variant's fault] ─▶ fresh browser context,
+    set up as the variant requires, on the start URL ─▶ the agent, under its deadline ─▶
+    the shop's state once no write is in flight, the page as the agent left it, an
+    end-of-run screenshot, the guard's record ─▶ teardown
+
+Everything is in try/finally: a run that breaks leaves evidence of how, tears down what
+it started, and never takes the suite down. Failures of the browser, the shop or the
+harness are marked as infrastructure; they are not the agent's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ajantik_cdp.browser.launch import ChromeProcess, start_chrome_async
+from ajantik_cdp.core.config import parse_config
+from ajantik_cdp.core.faults import parse_fault
+from ajantik_cdp.core.record_schema import BlockLine, RequestLine, read_lines
+from ajantik_cdp.gauntlet.claim_line import no_claim
+from ajantik_cdp.gauntlet.command_agent import agent_env, run_command
+from ajantik_cdp.gauntlet.reference_agent import ReferenceAgent
+from ajantik_cdp.gauntlet.run_data import (
+    AgentOutcome,
+    InfraError,
+    PageFacts,
+    RecordFacts,
+    RunResult,
+    RunSpec,
+    Timings,
+)
+from ajantik_cdp.gauntlet.suite_file import CommandAgent
+from ajantik_cdp.gauntlet.variant_set import FAULT_VARIANTS, shop_variant
+from ajantik_cdp.proxy.server import GuardOptions, GuardServer
+from ajantik_shop.harness_client import ShopHarness
+from ajantik_shop.playwright_setup import new_context, new_page, setup_from_data
+
+log = logging.getLogger("ajantik.gauntlet")
+
+SETTLE_TIMEOUT = 15.0  # seconds to wait for the shop's in-flight writes to be answered
+SETUP_TIMEOUT = 30.0  # seconds for the guard, the context and the first page load
+WATCH_INTERVAL = 0.25  # seconds between checks that the worker's Chromium is alive
+SCREENSHOT = "end.png"
+RECORD = "record.jsonl"
+
+
+class Infra(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass
+class Worker:
+    """One lane: its own Chromium, used by one run at a time. A guard keeps a session on
+    every target of its browser, so runs sharing a browser would see each other's faults."""
+
+    index: int
+    playwright: Any
+    shop: ShopHarness
+    chrome: ChromeProcess | None = None
+    own_chrome: bool = True
+    restarts: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def chrome_alive(self) -> bool:
+        return self.chrome is not None and self.chrome.proc.poll() is None
+
+    async def ensure_chrome(self) -> ChromeProcess:
+        if self.chrome is not None and self.chrome_alive():
+            return self.chrome
+        if self.chrome is not None:
+            if not self.own_chrome:
+                raise Infra("browser", "the shared Chromium is gone")
+            with contextlib.suppress(Exception):
+                self.chrome.close()
+            self.restarts += 1
+            self.notes.append(f"worker {self.index}: Chromium was gone; started a new one")
+        self.chrome = await start_chrome_async()
+        return self.chrome
+
+
+def _folder(path: str) -> Path:
+    folder = Path(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def record_facts(path: Path) -> RecordFacts | None:
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    lines, problems = read_lines(raw)
+    requests = [ln for ln in lines if isinstance(ln, RequestLine)]
+    faulted = [ln for ln in requests if ln.fault]
+    return RecordFacts(
+        path=path.name, requests=len(requests),
+        writes=sum(ln.method not in ("GET", "HEAD", "OPTIONS") for ln in requests),
+        faulted=len(faulted), fault_kinds=tuple(sorted({str(ln.fault) for ln in faulted})),
+        blocks=sum(isinstance(ln, BlockLine) for ln in lines), problems=tuple(problems))
+
+
+async def _page_facts(page: Any, start_url: str) -> PageFacts:
+    url = str(page.url)
+    path = url[len(start_url):] if url.startswith(start_url) else url
+    heading = None
+    with contextlib.suppress(Exception):
+        h1 = page.get_by_role("heading", level=1).first
+        if await h1.is_visible():
+            heading = " ".join((await h1.inner_text(timeout=2000)).split())
+    dialog_open = False
+    with contextlib.suppress(Exception):
+        dialog_open = await page.get_by_role("dialog").first.is_visible()
+    alert = None
+    with contextlib.suppress(Exception):
+        box = page.get_by_role("alert").first
+        if await box.is_visible():
+            alert = " ".join((await box.inner_text(timeout=2000)).split())
+    return PageFacts(path=path.split("#")[0], heading=heading, dialog_open=dialog_open,
+                     alert=alert)
+
+
+async def _settled_state(shop: ShopHarness, token: str) -> dict[str, Any]:
+    """The shop's state once every write it received has been answered (slow_api holds
+    them); after SETTLE_TIMEOUT the state is returned as it is and scored unscorable."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SETTLE_TIMEOUT
+    while True:
+        try:
+            state = await shop.state(token)
+        except Exception as exc:
+            raise Infra("shop", f"the shop's state could not be read: {_first_line(exc)}") \
+                from None
+        if not state.get("in_flight") or loop.time() > deadline:
+            return state
+        await asyncio.sleep(0.1)
+
+
+async def _reference(spec: RunSpec, page: Any, start_url: str) -> AgentOutcome:
+    from ajantik_cdp.gauntlet.suite_file import ReferenceAgent as ReferenceSpec
+
+    assert isinstance(spec.agent, ReferenceSpec)
+    agent = ReferenceAgent(page, start_url, spec.agent.preset)
+    try:
+        claim = await asyncio.wait_for(agent.run(spec.task_text), spec.deadline)
+    except TimeoutError:
+        return AgentOutcome(no_claim(f"stopped at its deadline ({spec.deadline:g}s)"),
+                            timed_out=True, steps=tuple(agent.steps),
+                            step_count=len(agent.steps))
+    except Exception as exc:  # a bug in the agent, not in the shop: reported as a crash
+        return AgentOutcome(no_claim("the agent crashed"), error=_first_line(exc),
+                            steps=tuple(agent.steps), step_count=len(agent.steps))
+    return AgentOutcome(claim, steps=claim.step_list, step_count=claim.steps)
+
+
+async def _while_alive(worker: Worker, agent: Coroutine[Any, Any, AgentOutcome]
+                       ) -> AgentOutcome:
+    """The agent's outcome, unless Chromium dies first: then the agent is stopped at once
+    rather than left to wait out its deadline on a browser that is gone."""
+    task = asyncio.ensure_future(agent)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=WATCH_INTERVAL)
+            if done:
+                return task.result()
+            if not worker.chrome_alive():
+                raise Infra("browser", "Chromium exited during the run")
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+
+async def run_once(spec: RunSpec, worker: Worker) -> RunResult:
+    started = time.monotonic()
+    started_at = _now()
+    folder = _folder(spec.artifacts)
+    marks: dict[str, float] = {}
+    outcome = AgentOutcome(no_claim("the agent did not run"))
+    state: dict[str, Any] | None = None
+    infra: InfraError | None = None
+    page_facts: PageFacts | None = None
+    screenshot: str | None = None
+    notes: list[str] = []
+    fault = FAULT_VARIANTS.get(spec.variant)
+    token: str | None = None
+    guard: GuardServer | None = None
+    browser: Any = None
+    context: Any = None
+    crashed: list[str] = []
+    try:
+        try:
+            info = await worker.shop.create_run(spec.suite_run, shop_variant(spec.variant),
+                                                spec.repetition)
+        except Exception as exc:
+            raise Infra("shop", f"the shop did not create a run: {_first_line(exc)}") from None
+        token, start_url = str(info["token"]), str(info["start_url"])
+        setup = setup_from_data(info["browser"])
+        try:
+            chrome = await worker.ensure_chrome()
+        except Infra:
+            raise
+        except Exception as exc:
+            raise Infra("browser", f"Chromium did not start: {_first_line(exc)}") from None
+        cdp_url = chrome.http_url
+        try:
+            async with asyncio.timeout(SETUP_TIMEOUT):
+                if fault is not None:
+                    guard = GuardServer(GuardOptions(
+                        upstream=cdp_url, config=parse_config({}), port=0,
+                        record_path=folder / RECORD, install_signal_handlers=False,
+                        fault=parse_fault(fault.fault_text(token), fault.at)))
+                    await guard.start()
+                    cdp_url = f"http://127.0.0.1:{guard.port}"
+                browser = await worker.playwright.chromium.connect_over_cdp(cdp_url)
+                context = await new_context(browser, setup)
+                page = await new_page(context, setup)
+                page.on("crash", lambda _: crashed.append("the page's renderer crashed"))
+                await page.goto(start_url)
+        except Exception as exc:
+            kind = "browser" if not worker.chrome_alive() else "harness"
+            raise Infra(kind, f"could not prepare the browser: {_first_line(exc)}") from None
+        marks["setup"] = time.monotonic()
+        if isinstance(spec.agent, CommandAgent):
+            env = agent_env(spec.agent, cdp_url=cdp_url, start_url=start_url,
+                            task_name=spec.task_name, task_text=spec.task_text,
+                            deadline=spec.deadline)
+            outcome = await _while_alive(worker, run_command(spec.agent, env, spec.deadline,
+                                                             folder))
+        else:
+            outcome = await _while_alive(worker, _reference(spec, page, start_url))
+        marks["agent"] = time.monotonic()
+        if not worker.chrome_alive():
+            raise Infra("browser", "Chromium exited during the run")
+        if crashed:
+            raise Infra("browser", crashed[0])
+        state = await _settled_state(worker.shop, token)
+        live = [p for p in context.pages if not p.is_closed()]
+        if live:
+            end_page = page if not page.is_closed() else live[-1]
+            with contextlib.suppress(Exception):
+                page_facts = await _page_facts(end_page, start_url)
+            try:
+                await end_page.screenshot(path=str(folder / SCREENSHOT), scale="css",
+                                          timeout=10_000)
+                screenshot = SCREENSHOT
+            except Exception as exc:
+                notes.append(f"no screenshot: {_first_line(exc)}")
+    except Infra as exc:
+        infra = InfraError(exc.kind, str(exc))  # type: ignore[arg-type]
+    except Exception as exc:  # a harness bug: still evidence, never the suite's end
+        log.exception("run %s failed in the harness", spec.run_id)
+        infra = InfraError("harness", _first_line(exc))
+    finally:
+        await _teardown(context, browser, guard)
+        if token is not None:
+            with contextlib.suppress(Exception):
+                await worker.shop.delete_run(token)
+    if infra is None and not worker.chrome_alive():
+        infra = InfraError("browser", "Chromium exited during the run")
+    record = record_facts(folder / RECORD) if fault is not None else None
+    end = time.monotonic()
+    setup_end = marks.get("setup", end)
+    agent_end = marks.get("agent", setup_end)
+    return RunResult(
+        run_id=spec.run_id, variant=spec.variant, repetition=spec.repetition,
+        worker=worker.index, started_at=started_at,
+        timings=Timings(total=end - started, setup=setup_end - started,
+                        agent=agent_end - setup_end, evaluate=end - agent_end),
+        agent=outcome, state=state, infra=infra, page=page_facts, record=record,
+        screenshot=screenshot, notes=tuple(notes))
+
+
+async def _teardown(context: Any, browser: Any, guard: GuardServer | None) -> None:
+    # Each step on its own: a dead browser must not keep the guard running.
+    if context is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(context.close(), 10)
+    if browser is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(browser.close(), 10)
+    if guard is not None:
+        with contextlib.suppress(Exception):
+            await guard.shutdown("gauntlet run finished", 1000)

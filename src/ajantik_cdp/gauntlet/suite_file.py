@@ -1,0 +1,346 @@
+"""The suite file (``gauntlet.yaml``, version 1): parsed and validated in one pass.
+
+Every problem is collected, with where it is, and reported together: a person fixing a
+suite should not have to run the command once per typo. Pure: the caller reads the file
+and says where it lives (relative paths in a command agent are resolved against it).
+
+    version: 1
+    agent: {type: reference, preset: reference}     # or {type: command, run: "node a.js"}
+    task:
+      name: Checkout
+      description: Add Aurora Headphones to cart, ... and stop before payment.
+    variants: [baseline, cookie_popup, phantom_add_to_cart]      # or: all
+    repetitions: 3
+    concurrency: 4
+    thresholds: {reliability: 0.9}
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import yaml
+
+from ajantik_cdp.gauntlet.expected_state import (
+    Expectation,
+    ExpectationError,
+    from_data,
+    from_intents,
+)
+from ajantik_cdp.gauntlet.task_intents import GRAMMAR, parse_task
+from ajantik_cdp.gauntlet.variant_set import ALL_VARIANTS
+
+SUITE_VERSION = 1
+PRESETS = ("naive", "reference", "resilient")
+GATES = ("estimate", "lower_bound")
+TOP_KEYS = ("version", "name", "agent", "task", "variants", "repetitions", "concurrency",
+            "deadline", "confidence", "thresholds")
+DEFAULTS = {"repetitions": 3, "concurrency": 2, "deadline": 60.0, "confidence": 0.95}
+MAX_REPETITIONS = 100
+MAX_CONCURRENCY = 16
+MAX_DEADLINE = 3600.0
+
+
+@dataclass(frozen=True)
+class ReferenceAgent:
+    preset: str
+    type: Literal["reference"] = "reference"
+
+    def describe(self) -> str:
+        return f"reference agent, preset {self.preset}"
+
+    def as_data(self) -> dict[str, Any]:
+        return {"type": self.type, "preset": self.preset}
+
+
+@dataclass(frozen=True)
+class CommandAgent:
+    run: str
+    argv: tuple[str, ...]
+    cwd: str  # absolute: the suite file's folder unless the suite says otherwise
+    env: tuple[tuple[str, str], ...] = ()
+    type: Literal["command"] = "command"
+
+    def describe(self) -> str:
+        return f"command agent `{self.run}`"
+
+    def as_data(self) -> dict[str, Any]:
+        # env values may be credentials: only their names are written anywhere.
+        return {"type": self.type, "run": self.run, "cwd": self.cwd,
+                "env": sorted(k for k, _ in self.env)}
+
+
+AgentSpec = ReferenceAgent | CommandAgent
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    name: str
+    description: str
+    expect: Expectation
+    expect_source: Literal["task.expect", "description"]
+
+    def as_data(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description,
+                "expect": self.expect.as_data(), "expect_from": self.expect_source}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    reliability: float | None = None  # checked overall and for every variant
+    max_silent_wrong: int | None = 0
+    gate: str = "estimate"  # or "lower_bound": the Wilson lower bound must reach it
+
+    def as_data(self) -> dict[str, Any]:
+        return {"reliability": self.reliability, "max_silent_wrong": self.max_silent_wrong,
+                "gate": self.gate}
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    agent: AgentSpec
+    task: TaskSpec
+    variants: tuple[str, ...]
+    repetitions: int
+    concurrency: int
+    deadline: float
+    confidence: float
+    thresholds: Thresholds
+    source: str = "<suite>"
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def run_count(self) -> int:
+        return len(self.variants) * self.repetitions
+
+    def as_data(self) -> dict[str, Any]:
+        return {"version": SUITE_VERSION, "name": self.name, "source": self.source,
+                "agent": self.agent.as_data(), "task": self.task.as_data(),
+                "variants": list(self.variants), "repetitions": self.repetitions,
+                "concurrency": self.concurrency, "deadline": self.deadline,
+                "confidence": self.confidence, "thresholds": self.thresholds.as_data()}
+
+
+class SuiteError(ValueError):
+    """Every problem of a suite file, for one message (exit code 2)."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        super().__init__(f"{source}: {count}: " + "; ".join(problems))
+
+
+class _Problems:
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def add(self, where: str, what: str) -> None:
+        self.items.append(f"{where}: {what}" if where else what)
+
+
+def _number(p: _Problems, data: Mapping[str, Any], key: str, lo: float, hi: float,
+            *, whole: bool) -> Any:
+    value = data.get(key, DEFAULTS.get(key))
+    ok_type = isinstance(value, int) if whole else isinstance(value, int | float)
+    if isinstance(value, bool) or not ok_type:
+        p.add(key, f"must be a {'whole number' if whole else 'number'}, got {value!r}")
+        return DEFAULTS.get(key)
+    if not lo <= value <= hi:
+        p.add(key, f"must be from {lo:g} to {hi:g}, got {value!r}")
+        return DEFAULTS.get(key)
+    return value
+
+
+def _unknown_keys(p: _Problems, where: str, data: Mapping[str, Any],
+                  known: tuple[str, ...]) -> None:
+    for key in data:
+        if key not in known:
+            p.add(f"{where}.{key}" if where else str(key),
+                  f"unknown key (known: {', '.join(known)})")
+
+
+# (program, folder) -> where it was found, or None. Given by the caller that may touch
+# the file system; without one, a command is not looked up.
+FindProgram = Callable[[str, str], str | None]
+
+
+def _agent(p: _Problems, raw: Any, base_dir: str,
+           find_program: FindProgram | None) -> AgentSpec | None:
+    if not isinstance(raw, Mapping):
+        p.add("agent", "must be {type: reference, preset: ...} or {type: command, run: ...}")
+        return None
+    kind = raw.get("type")
+    if kind == "reference":
+        _unknown_keys(p, "agent", raw, ("type", "preset"))
+        preset = raw.get("preset", "reference")
+        if preset not in PRESETS:
+            p.add("agent.preset", f"unknown preset {preset!r} (choose from "
+                  f"{', '.join(PRESETS)})")
+            return None
+        return ReferenceAgent(str(preset))
+    if kind == "command":
+        _unknown_keys(p, "agent", raw, ("type", "run", "cwd", "env"))
+        run = raw.get("run")
+        if not isinstance(run, str) or not run.strip():
+            p.add("agent.run", "must be the command that starts the agent, e.g. "
+                  "\"node my-agent.js\"")
+            return None
+        try:
+            argv = tuple(shlex.split(run))
+        except ValueError as exc:
+            p.add("agent.run", f"cannot split {run!r} into words: {exc}")
+            return None
+        cwd = raw.get("cwd", ".")
+        if not isinstance(cwd, str):
+            p.add("agent.cwd", "must be a folder path")
+            cwd = "."
+        env = raw.get("env", {})
+        pairs: list[tuple[str, str]] = []
+        if not isinstance(env, Mapping):
+            p.add("agent.env", "must map variable names to text")
+        else:
+            for k, v in env.items():
+                if not isinstance(v, str | int | float) or isinstance(v, bool):
+                    p.add(f"agent.env.{k}", "must be text")
+                else:
+                    pairs.append((str(k), str(v)))
+        if not argv:
+            p.add("agent.run", "is empty")
+            return None
+        folder = _join(base_dir, cwd)
+        if find_program is not None and find_program(argv[0], folder) is None:
+            p.add("agent.run", f"cannot find the program {argv[0]!r} (on PATH or in "
+                  f"{folder})")
+        return CommandAgent(run, argv, folder, tuple(pairs))
+    p.add("agent.type", f"must be reference or command, got {kind!r}")
+    return None
+
+
+def _join(base: str, path: str) -> str:
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        return path
+    return f"{base.rstrip('/')}/{path}" if path not in (".", "") else base
+
+
+def _task(p: _Problems, raw: Any, agent: AgentSpec | None) -> TaskSpec | None:
+    if not isinstance(raw, Mapping):
+        p.add("task", "must have a name and a description")
+        return None
+    _unknown_keys(p, "task", raw, ("name", "description", "expect"))
+    name, text = raw.get("name"), raw.get("description")
+    if not isinstance(name, str) or not name.strip():
+        p.add("task.name", "is required (a short title)")
+        name = "task"
+    if not isinstance(text, str) or not text.strip():
+        p.add("task.description", "is required: the task in words, as the agent gets it")
+        return None
+    parsed = parse_task(text)
+    if isinstance(agent, ReferenceAgent) and parsed.not_understood:
+        quoted = ", ".join(repr(c) for c in parsed.not_understood)
+        p.add("task.description", f"the reference agent cannot act on {quoted} (it "
+              f"understands: {'; '.join(GRAMMAR)})")
+    expect_raw = raw.get("expect")
+    try:
+        if expect_raw is not None:
+            if not isinstance(expect_raw, Mapping):
+                raise ExpectationError(["must map cart/coupon/checkout/stage"])
+            return TaskSpec(name.strip(), text.strip(), from_data(expect_raw), "task.expect")
+        return TaskSpec(name.strip(), text.strip(), from_intents(parsed), "description")
+    except ExpectationError as exc:
+        where = "task.expect" if expect_raw is not None else "task.description"
+        hint = "" if expect_raw is not None else " (or give task.expect)"
+        for problem in exc.problems:
+            p.add(where, problem + hint)
+        return None
+
+
+def _variants(p: _Problems, raw: Any) -> tuple[str, ...]:
+    if raw is None or raw == "all":
+        return ALL_VARIANTS
+    if not isinstance(raw, list) or not raw:
+        p.add("variants", "must be a list of variant names, or all")
+        return ()
+    out: list[str] = []
+    for i, name in enumerate(raw):
+        if name not in ALL_VARIANTS:
+            p.add(f"variants[{i}]", f"unknown variant {name!r} (known: "
+                  f"{', '.join(ALL_VARIANTS)})")
+        elif name in out:
+            p.add(f"variants[{i}]", f"{name} is listed twice")
+        else:
+            out.append(str(name))
+    return tuple(out)
+
+
+def _thresholds(p: _Problems, raw: Any) -> Thresholds:
+    if raw is None:
+        return Thresholds()
+    if not isinstance(raw, Mapping):
+        p.add("thresholds", "must be a mapping, e.g. {reliability: 0.9}")
+        return Thresholds()
+    _unknown_keys(p, "thresholds", raw, ("reliability", "max_silent_wrong", "gate"))
+    rel = raw.get("reliability")
+    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int | float)
+                            or not 0 <= rel <= 1):
+        p.add("thresholds.reliability", f"must be a number from 0 to 1, got {rel!r}")
+        rel = None
+    sw = raw.get("max_silent_wrong", 0)
+    if sw is not None and (isinstance(sw, bool) or not isinstance(sw, int) or sw < 0):
+        p.add("thresholds.max_silent_wrong", f"must be a whole number, 0 or more, or null; "
+              f"got {sw!r}")
+        sw = 0
+    gate = raw.get("gate", "estimate")
+    if gate not in GATES:
+        p.add("thresholds.gate", f"must be {' or '.join(GATES)}, got {gate!r}")
+        gate = "estimate"
+    return Thresholds(float(rel) if rel is not None else None, sw, str(gate))
+
+
+def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
+                find_program: FindProgram | None = None) -> Suite:
+    """Parse and validate a suite; raises SuiteError with every problem found."""
+    p = _Problems()
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SuiteError(source, [f"{where}: not valid YAML: {what}" if where
+                                  else f"not valid YAML: {what}"]) from None
+    if not isinstance(data, Mapping):
+        raise SuiteError(source, ["must be a YAML mapping with version, agent, task, "
+                                  "variants..."])
+    _unknown_keys(p, "", data, TOP_KEYS)
+    version = data.get("version")
+    if version != SUITE_VERSION:
+        p.add("version", f"must be {SUITE_VERSION} (this ajantik reads suite version "
+              f"{SUITE_VERSION}), got {version!r}")
+    agent = _agent(p, data.get("agent"), base_dir, find_program)
+    task = _task(p, data.get("task"), agent)
+    variants = _variants(p, data.get("variants"))
+    repetitions = _number(p, data, "repetitions", 1, MAX_REPETITIONS, whole=True)
+    concurrency = _number(p, data, "concurrency", 1, MAX_CONCURRENCY, whole=True)
+    deadline = _number(p, data, "deadline", 1, MAX_DEADLINE, whole=False)
+    confidence = _number(p, data, "confidence", 0.5, 0.999, whole=False)
+    thresholds = _thresholds(p, data.get("thresholds"))
+    name = data.get("name")
+    if name is not None and not isinstance(name, str):
+        p.add("name", "must be text")
+    if p.items or agent is None or task is None:
+        raise SuiteError(source, p.items or ["incomplete suite"])
+    warnings = []
+    if "baseline" not in variants:
+        warnings.append("no baseline variant: perturbed runs have nothing to be compared "
+                        "with, and steps cannot be compared")
+    return Suite(
+        name=str(name) if isinstance(name, str) and name.strip() else task.name,
+        agent=agent, task=task, variants=variants, repetitions=int(repetitions),
+        concurrency=int(concurrency), deadline=float(deadline),
+        confidence=float(confidence), thresholds=thresholds, source=source,
+        warnings=tuple(warnings))

@@ -1,0 +1,63 @@
+"""The errors a person makes with `ajantik gauntlet`: one line on stderr, exit code 2,
+every problem of a suite in that one line. No browser needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.cli import run
+
+
+def test_a_bad_suite_is_exit_2_with_every_problem_on_one_line(tmp_path: Path) -> None:
+    suite = tmp_path / "gauntlet.yaml"
+    suite.write_text("version: 1\nagent: {type: reference, preset: clever}\n"
+                     "task: {name: T, description: Add Aurora Headphones to cart}\n"
+                     "variants: [baseline, rainy_day]\nrepetitions: -1\n")
+    res = run("gauntlet", "run", str(suite), "--out", str(tmp_path / "out"))
+    assert res.code == 2
+    line = res.one_line_error()
+    assert line.startswith("ajantik gauntlet run: error: ")
+    assert "3 problems" in line
+    for words in ("agent.preset", "rainy_day", "repetitions"):
+        assert words in line
+    assert not (tmp_path / "out").exists()  # nothing is written for a refused suite
+
+
+def test_a_missing_suite_file(tmp_path: Path) -> None:
+    res = run("gauntlet", "run", str(tmp_path / "nope.yaml"))
+    assert res.code == 2 and "no such file" in res.one_line_error()
+
+
+def test_doctor_checks_a_suite_without_running_it(tmp_path: Path) -> None:
+    suite = tmp_path / "gauntlet.yaml"
+    suite.write_text("version: 1\nagent: {type: command, run: no-such-agent-program}\n"
+                     "task: {name: T, description: Add Aurora Headphones to cart}\n")
+    res = run("gauntlet", "doctor", str(suite), "--no-launch")
+    assert res.code == 2 and "no-such-agent-program" in res.one_line_error()
+
+
+def test_doctor_says_what_is_installed_and_what_would_run(tmp_path: Path) -> None:
+    res = run("gauntlet", "demo", "--print-suite")
+    suite = tmp_path / "demo.yaml"
+    suite.write_text(res.stdout)
+    doc = run("gauntlet", "doctor", str(suite), "--no-launch")
+    assert doc.code == 0, doc.stderr
+    for words in ("browser:", "playwright", "15 variants x 2 repetitions = 30 runs",
+                  "coupon SAVE20", "total 103.20 EUR"):
+        assert words in doc.stdout
+
+
+def test_an_output_folder_with_other_files_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "thesis.tex").write_text("do not delete")
+    res = run("gauntlet", "demo", "--out", str(out))
+    assert res.code == 2 and "holds files a gauntlet did not write" in res.one_line_error()
+    assert (out / "thesis.tex").read_text() == "do not delete"
+
+
+def test_help_explains() -> None:
+    res = run("gauntlet", "--help")
+    assert res.code == 0
+    for words in ("demo", "run", "compare", "doctor", "Exit codes"):
+        assert words in res.stdout
