@@ -25,7 +25,8 @@ from typing import Any
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome_async
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.faults import parse_fault
-from ajantik_cdp.core.record_schema import BlockLine, RequestLine, read_lines
+from ajantik_cdp.core.record_schema import BlockLine, RequestLine
+from ajantik_cdp.core.rules import is_write
 from ajantik_cdp.gauntlet.claim_line import no_claim
 from ajantik_cdp.gauntlet.command_agent import agent_env, run_command
 from ajantik_cdp.gauntlet.reference_agent import ReferenceAgent
@@ -41,6 +42,7 @@ from ajantik_cdp.gauntlet.run_data import (
 from ajantik_cdp.gauntlet.suite_file import CommandAgent
 from ajantik_cdp.gauntlet.variant_set import FAULT_VARIANTS, shop_variant
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
+from ajantik_cdp.record.reader import MissingRecord, RecordReadError, load_record
 from ajantik_shop.harness_client import ShopHarness
 from ajantik_shop.playwright_setup import new_context, new_page, setup_from_data
 
@@ -106,15 +108,19 @@ def _first_line(exc: BaseException) -> str:
 
 def record_facts(path: Path) -> RecordFacts | None:
     try:
-        raw = path.read_bytes()
-    except OSError:
+        loaded = load_record(path)
+    except MissingRecord:
         return None
-    lines, problems = read_lines(raw)
+    except RecordReadError as exc:
+        return RecordFacts(path=path.name, requests=0, writes=0, faulted=0, fault_kinds=(),
+                           blocks=0, problems=(str(exc),))
+    lines = loaded.lines
+    problems = loaded.notes() if loaded.torn_line is not None else []
     requests = [ln for ln in lines if isinstance(ln, RequestLine)]
     faulted = [ln for ln in requests if ln.fault]
     return RecordFacts(
         path=path.name, requests=len(requests),
-        writes=sum(ln.method not in ("GET", "HEAD", "OPTIONS") for ln in requests),
+        writes=sum(is_write(ln.method) for ln in requests),
         faulted=len(faulted), fault_kinds=tuple(sorted({str(ln.fault) for ln in faulted})),
         blocks=sum(isinstance(ln, BlockLine) for ln in lines), problems=tuple(problems))
 
