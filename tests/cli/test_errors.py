@@ -98,3 +98,37 @@ def test_walkthrough_without_a_browser(tmp_path: Path) -> None:
     res = run("walkthrough", "--out", str(tmp_path),
               env={"AJANTIK_CHROME": "/nonexistent/chrome"})
     assert res.code == 1 and "AJANTIK_CHROME" in res.one_line_error()
+
+
+def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path) -> None:
+    """Without a handler, SIGTERM ends Python at once and leaves its Chromium running (it
+    runs in a session of its own)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "ajantik_cdp", "demo", "--out",
+                             str(tmp_path / "demo")], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:  # once a run has finished, its browsers are up
+        if "[1/" in line:
+            break
+    out = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True)
+    children = [int(pid) for pid in out.stdout.split()]
+    assert children, "the demo has no browser running"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 130
+
+    def running(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                return stat.read().split(") ")[1][0] != "Z"  # a zombie has exited
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 10
+    while any(running(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [pid for pid in children if running(pid)] == []

@@ -7,6 +7,7 @@ use) ends as one line on stderr and a non-zero exit code, never as a traceback.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 import click
@@ -49,7 +50,18 @@ cli.add_command(demo_command)
 cli.add_command(gauntlet_group)
 
 
+def _stop_like_ctrl_c(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def main(argv: list[str] | None = None) -> None:
+    # SIGTERM and SIGHUP would otherwise end Python without running any cleanup, leaving
+    # the Chromium processes a command started (in their own sessions) running. Raised as
+    # KeyboardInterrupt, they unwind like Ctrl-C: finally blocks close every browser.
+    # (`ajantik cdp` and `ajantik gauntlet` install their own handlers on top.)
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            signal.signal(sig, _stop_like_ctrl_c)
     try:
         code = cli.main(args=argv, prog_name="ajantik", standalone_mode=False)
     except click.UsageError as exc:
