@@ -64,6 +64,10 @@ def main(argv: list[str] | None = None) -> None:
             signal.signal(sig, _stop_like_ctrl_c)
     try:
         code = cli.main(args=argv, prog_name="ajantik", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # `ajantik` or `ajantik gauntlet` alone: show what there is, as --help does.
+        click.echo(exc.ctx.get_help() if exc.ctx else cli.get_help(click.Context(cli)))
+        sys.exit(0)
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx else "ajantik"
         click.echo(f"{where}: error: {exc.format_message()} (see `{where} --help`)", err=True)

@@ -78,9 +78,10 @@ def parse_config(data: object, source: str = "config") -> GuardConfig:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(source, [f"must be a mapping of {', '.join(KEYS)}"])
-    for key in data:
-        if key not in KEYS:
-            problems.append(f"unknown key {key!r} (known keys: {', '.join(KEYS)})")
+    unknown = [repr(key) for key in data if key not in KEYS]
+    if unknown:
+        problems.append(f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+                        f"(known keys: {', '.join(KEYS)})")
 
     lists: dict[str, list[str]] = {}
     for key in KEYS:
