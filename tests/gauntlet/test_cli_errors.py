@@ -52,7 +52,7 @@ def test_an_output_folder_with_other_files_is_refused(tmp_path: Path) -> None:
     out.mkdir()
     (out / "thesis.tex").write_text("do not delete")
     res = run("gauntlet", "demo", "--out", str(out))
-    assert res.code == 2 and "holds files a gauntlet did not write" in res.one_line_error()
+    assert res.code == 2 and "holds files `ajantik gauntlet` did not write" in res.one_line_error()
     assert (out / "thesis.tex").read_text() == "do not delete"
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import shutil
 import time
 from pathlib import Path
 
@@ -21,29 +20,18 @@ from ajantik_cdp.demo.plan import RunOutcome, conclusions, plan
 from ajantik_cdp.demo.runner import run_demo
 from ajantik_cdp.demo.summary import CAPTION, demo_data, demo_page, matrix_table
 from ajantik_cdp.judge.verdict_page import render_page
+from ajantik_cdp.output_folder import OutputFolderError, marker_name, prepare
 from ajantik_cdp.proxy.server import GuardStartError
 
 NAME = "ajantik demo"
-MARKER = ".ajantik-demo"
+MARKER = marker_name("demo")
 
 
 def prepare_out_dir(out_dir: Path) -> None:
-    """Use OUT only when it is new, empty or an earlier demo's: never delete a folder
-    this command did not make."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise CommandFailed(NAME, f"--out {out_dir} is a file, not a folder", 2)
-    if out_dir.is_dir() and any(out_dir.iterdir()):
-        if not (out_dir / MARKER).is_file():
-            raise CommandFailed(NAME, f"--out {out_dir} holds files an earlier demo did not "
-                                "write; choose another folder", 2)
-        for child in out_dir.iterdir():
-            if child.is_dir():
-                shutil.rmtree(child)
-            else:
-                child.unlink()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / MARKER).write_text("written by `ajantik demo`; it replaces this folder's "
-                                  "contents on its next run\n")
+    try:
+        prepare(out_dir, "demo")
+    except OutputFolderError as exc:
+        raise CommandFailed(NAME, str(exc), 2) from None
 
 
 @click.command("demo")

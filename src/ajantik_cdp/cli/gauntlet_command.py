@@ -24,7 +24,6 @@ from ajantik_cdp.gauntlet.comparison import compare
 from ajantik_cdp.gauntlet.demo_suite import DEMO_SUITE_YAML, demo_suite
 from ajantik_cdp.gauntlet.doctor import checks
 from ajantik_cdp.gauntlet.executor import ShopAccess
-from ajantik_cdp.gauntlet.output_folder import OutputFolderError, prepare
 from ajantik_cdp.gauntlet.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.progress_display import SuiteProgress
 from ajantik_cdp.gauntlet.report_page import render_report
@@ -34,6 +33,7 @@ from ajantik_cdp.gauntlet.suite_loading import load_suite
 from ajantik_cdp.gauntlet.suite_session import SessionOutcome, run_session
 from ajantik_cdp.gauntlet.terminal_tables import comparison_table, summary_table
 from ajantik_cdp.gauntlet.variant_set import FAULT_VARIANTS, UI_VARIANTS
+from ajantik_cdp.output_folder import OutputFolderError, prepare
 
 T = TypeVar("T")
 NAME = "ajantik gauntlet"
@@ -96,7 +96,7 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     """Run a suite with progress on the terminal; the errors a person can cause become
     one line."""
     try:
-        prepare(out_dir)
+        prepare(out_dir, "gauntlet")
     except OutputFolderError as exc:
         raise CommandFailed(command, str(exc), 2) from None
     console = _console()
