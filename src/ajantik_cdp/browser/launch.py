@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,7 +124,9 @@ def start_chrome(*, executable: str | None = None, port: int = 0, profile: Path 
             if own:
                 shutil.rmtree(prof, ignore_errors=True)
             raise ChromeStartError(f"{exe} exited with code {proc.returncode}: {last}")
-        active = read_active_port(prof)
+        # Chrome writes DevToolsActivePort only when it chose the port itself (port 0);
+        # with a fixed port, ask the port.
+        active = read_active_port(prof) if port == 0 else (port if _answers(port) else None)
         if active:
             if proc.stderr is not None:
                 _drain_in_background(proc)
@@ -131,6 +134,14 @@ def start_chrome(*, executable: str | None = None, port: int = 0, profile: Path 
         time.sleep(0.05)
     proc.kill()
     raise ChromeStartError(f"{exe} did not open its debugging port within {timeout:g}s")
+
+
+def _answers(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=1) as r:
+            return bool(r.status == 200)
+    except (OSError, ValueError):
+        return False
 
 
 def _drain_in_background(proc: subprocess.Popen[bytes]) -> None:
