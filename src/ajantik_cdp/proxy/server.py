@@ -252,6 +252,11 @@ class GuardServer:
         if links:
             log.info("closed %d client connection(s): %s", len(links), reason)
         await self._cleanup(reason)
+        if self.writer is not None:
+            counts = self.writer.counts
+            log.info("stopped (%s); record %s: %d request(s), %d write(s), %d block(s), "
+                     "%d fault(s)", reason, self.writer.path, counts["request"],
+                     counts["write"], counts["block"], counts["fault"])
 
     async def _cleanup(self, reason: str = "start failed") -> None:
         if self.guardian is not None:
