@@ -167,3 +167,20 @@ async def test_chrome_devtools_imports_the_export(pw, chrome: ChromeProcess) -> 
     assert by_url[("POST", f"{APP}/api/save")]["status"] == 500
     assert by_url[("GET", f"{APP}/api/profile?tab=1")]["type"] == "xhr"
     assert by_url[("POST", f"{APP}/api/submission")]["status"] == 0
+
+
+def test_request_timing_comes_from_started_and_time() -> None:
+    from ajantik_cdp.core.record_schema import Body, RequestLine
+    from ajantik_cdp.record.har import _request_entry
+
+    line = RequestLine(
+        seq=1, target_id="T", target_type="page", frame_url=None, method="POST",
+        url="https://app/x", resource_type="Fetch", request_headers={},
+        request_body=Body(length=0, text=""), system=None, fault="phantom_success",
+        client_status=204, started="2026-11-29T10:00:00.250Z", time="2026-11-29T10:00:01.000Z")
+    entry = _request_entry(line)
+    assert entry["startedDateTime"] == "2026-11-29T10:00:00.250Z"
+    assert entry["time"] == 750.0 and entry["timings"]["wait"] == 750.0
+    older = RequestLine(**{**line.__dict__, "started": None})
+    assert _request_entry(older)["startedDateTime"] == older.time
+    assert _request_entry(older)["time"] == 0

@@ -79,6 +79,8 @@ class RequestLine:
     # The status the client was given; None when the client got a network error.
     client_status: int | None
     client_error: str | None = None
+    # When the guard first held the request; ``time`` is when its outcome was known.
+    started: str | None = None
     time: str = field(default_factory=now_iso)
     kind: Kind = "request"
 

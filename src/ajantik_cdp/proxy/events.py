@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ajantik_cdp.core.faults import FaultKind
-from ajantik_cdp.core.record_schema import BlockLine, RequestLine, SystemAnswer
+from ajantik_cdp.core.record_schema import BlockLine, RequestLine, SystemAnswer, now_iso
 from ajantik_cdp.core.redaction import Redactor
 from ajantik_cdp.core.rules import Decision, RequestFacts
 from ajantik_cdp.record.writer import RecordWriter
@@ -33,6 +33,7 @@ class PausedRequest:
     headers: dict[str, str]
     body: bytes | None
     is_redirect: bool
+    paused_at: str
 
     @property
     def facts(self) -> RequestFacts:
@@ -54,6 +55,7 @@ class PausedRequest:
             headers={str(k): str(v) for k, v in (req.get("headers") or {}).items()},
             body=_post_body(req),
             is_redirect=params.get("redirectedRequestId") is not None,
+            paused_at=now_iso(),
         )
 
 
@@ -147,7 +149,7 @@ class GuardEvents:
             resource_type=paused.resource_type, request_headers=red.headers(paused.headers),
             request_body=red.body(paused.url, _content_type(paused.headers), paused.body or b""),
             system=answer, fault=fault.value if fault else None, client_status=client_status,
-            client_error=client_error,
+            client_error=client_error, started=paused.paused_at,
         ))
 
 

@@ -14,6 +14,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -151,14 +152,28 @@ def fault_comment(line: RequestLine) -> str | None:
     return f"fault {line.fault}: the system answered {answered}; the client was given {given}"
 
 
+def _elapsed_ms(started: str | None, finished: str) -> float:
+    """Milliseconds from when the guard held the request to when its outcome was known
+    (the whole exchange as the guard saw it; HAR's send/receive split is not recorded)."""
+    if started is None:
+        return 0
+    try:
+        delta = (datetime.fromisoformat(finished.replace("Z", "+00:00"))
+                 - datetime.fromisoformat(started.replace("Z", "+00:00")))
+    except ValueError:
+        return 0
+    return max(0.0, round(delta.total_seconds() * 1000, 3))
+
+
 def _request_entry(line: RequestLine) -> dict[str, Any]:
+    elapsed = _elapsed_ms(line.started, line.time)
     entry: dict[str, Any] = {
-        "startedDateTime": line.time,
-        "time": 0,
+        "startedDateTime": line.started or line.time,
+        "time": elapsed,
         "request": _request(line.method, line.url, line.request_headers, line.request_body),
         "response": _response(line),
         "cache": {},
-        "timings": {"send": 0, "wait": 0, "receive": 0},
+        "timings": {"send": 0, "wait": elapsed, "receive": 0},
         "_resourceType": _resource_type(line.resource_type),
         "_ajantik": {
             "seq": line.seq, "kind": "request", "fault": line.fault,
