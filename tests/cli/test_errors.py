@@ -100,7 +100,9 @@ def test_walkthrough_without_a_browser(tmp_path: Path) -> None:
     assert res.code == 1 and "AJANTIK_CHROME" in res.one_line_error()
 
 
-def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", [["demo"], ["gauntlet", "demo"]])
+def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path,
+                                                      command: list[str]) -> None:
     """Without a handler, SIGTERM ends Python at once and leaves its Chromium running (it
     runs in a session of its own)."""
     import signal
@@ -108,8 +110,8 @@ def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path) -> None:
     import sys
     import time
 
-    proc = subprocess.Popen([sys.executable, "-m", "ajantik_cdp", "demo", "--out",
-                             str(tmp_path / "demo")], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "ajantik_cdp", *command, "--out",
+                             str(tmp_path / "out")], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
     for line in proc.stdout:  # once a run has finished, its browsers are up
