@@ -6,41 +6,31 @@ interception (and auto-attach, so the target's frames and workers come to it pau
 and only then releases it. A target it cannot install itself on stays paused and is marked
 FAILED, so the client gate refuses every command for it.
 
-Each paused request is decided by the pure core (``plan_request``); this module only
-carries the decision out and reports it.
+Paused requests go to the Interceptor (``interceptor.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import logging
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
 
 from ajantik_cdp.core.config import GuardConfig
-from ajantik_cdp.core.faults import REASON_PHRASE, FaultKind, FaultState
-from ajantik_cdp.core.interception import (
-    RequestPlan,
-    Step,
-    client_status_after_response,
-    fault_headers,
-    plan_request,
-)
+from ajantik_cdp.core.faults import FaultState
 from ajantik_cdp.core.rules import fetch_patterns
 from ajantik_cdp.core.targets import DOCUMENT_TYPES, TargetState, install_plan, is_settled
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
-from ajantik_cdp.proxy.events import GuardEvents, PausedRequest
+from ajantik_cdp.proxy.events import GuardEvents
+from ajantik_cdp.proxy.interceptor import Interceptor
 from ajantik_cdp.proxy.page_scripts import PageScripts
 
 log = logging.getLogger("ajantik.cdp")
 
 AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
-_DEDUP_LIMIT = 20_000
 
 
 @dataclass
@@ -50,14 +40,6 @@ class Target:
     session_id: str
     url: str
     state: TargetState = TargetState.PENDING
-
-
-@dataclass
-class _Inflight:
-    """A request continued with response interception: what the record line needs."""
-
-    paused: PausedRequest
-    plan: RequestPlan
 
 
 @dataclass
@@ -75,9 +57,8 @@ class Guardian:
         self.targets: dict[str, Target] = {}
         self.by_session: dict[str, Target] = {}
         self._settles: dict[str, _Settle] = {}
-        self._inflight: dict[tuple[str, str], _Inflight] = {}
-        self._seen_paused: OrderedDict[tuple[str, str, bool], None] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
+        self.interceptor = Interceptor(self)
         self.conn: CdpConnection | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -107,7 +88,7 @@ class Guardian:
         if self.conn is not None:
             await self.conn.close()
 
-    def _spawn(self, coro: Any) -> None:
+    def spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
@@ -145,7 +126,7 @@ class Guardian:
         method = msg.get("method")
         params = msg.get("params") or {}
         if method == "Fetch.requestPaused":
-            self._on_paused(msg.get("sessionId", ""), params)
+            self.interceptor.on_paused(msg.get("sessionId", ""), params)
         elif method == "Target.attachedToTarget":
             self._on_attached(params)
         elif method == "Target.detachedFromTarget":
@@ -172,7 +153,7 @@ class Guardian:
         # until the guard is back in place.
         self.targets[target.target_id] = target
         self.by_session[target.session_id] = target
-        self._spawn(self._install(target, bool(params.get("waitingForDebugger"))))
+        self.spawn(self._install(target, bool(params.get("waitingForDebugger"))))
 
     async def _install(self, target: Target, waiting: bool) -> None:
         assert self.conn is not None
@@ -238,113 +219,10 @@ class Guardian:
             await self.wait_settled(target_id, timeout)
         return target_id
 
-    # -- interception -------------------------------------------------------------------
-
-    def _first_time(self, key: tuple[str, str, bool]) -> bool:
-        """Chrome can emit Fetch.requestPaused twice for one request; act once."""
-        if key in self._seen_paused:
-            return False
-        self._seen_paused[key] = None
-        if len(self._seen_paused) > _DEDUP_LIMIT:
-            self._seen_paused.popitem(last=False)
-        return True
-
-    def _on_paused(self, session_id: str, params: dict[str, Any]) -> None:
-        target = self.by_session.get(session_id)
-        request_id = params.get("requestId", "")
-        at_response = (
-            params.get("responseStatusCode") is not None
-            or params.get("responseErrorReason") is not None
-        )
-        if not self._first_time((session_id, request_id, at_response)):
-            return
-        if target is None:
-            # A session the guardian no longer tracks: never let its request through.
-            self._send(session_id, "Fetch.failRequest",
-                       {"requestId": request_id, "errorReason": "BlockedByClient"})
-            return
-        paused = PausedRequest.from_params(target.target_id, target.target_type, target.url,
-                                           params)
-        if at_response:
-            self._spawn(self._on_response(target, paused, params))
-            return
-        plan = plan_request(self.config, self.faults, paused.facts,
-                            recording=self.events.writer is not None)
-        if plan.step is Step.FAIL:
-            self._send(session_id, "Fetch.failRequest",
-                       {"requestId": request_id, "errorReason": "BlockedByClient"})
-            self._spawn(self.events.network_block(self, target, paused, plan.decision))
-        elif plan.step is Step.FULFILL:
-            assert plan.status is not None
-            body = REASON_PHRASE.get(plan.status, "") if plan.status != 204 else ""
-            self._send(session_id, "Fetch.fulfillRequest", {
-                "requestId": request_id,
-                "responseCode": plan.status,
-                "responsePhrase": REASON_PHRASE.get(plan.status, ""),
-                "responseHeaders": fault_headers(paused.headers, plan.status),
-                "body": base64.b64encode(body.encode()).decode(),
-            })
-            self._spawn(self.events.request_done(
-                self, target, paused, plan.fault, system=None, client_status=plan.status))
-        else:
-            params_out: dict[str, Any] = {"requestId": request_id}
-            if plan.intercept_response:
-                params_out["interceptResponse"] = True
-                self._inflight[(session_id, request_id)] = _Inflight(paused, plan)
-            self._send(session_id, "Fetch.continueRequest", params_out)
-
-    async def _on_response(self, target: Target, paused: PausedRequest,
-                           params: dict[str, Any]) -> None:
+    def send(self, session_id: str, method: str, params: dict[str, Any]) -> None:
+        """Send a command whose answer changes nothing (continue, fail, fulfill)."""
         assert self.conn is not None
-        sid = target.session_id
-        request_id = paused.request_id
-        inflight = self._inflight.pop((sid, request_id), None)
-        error = params.get("responseErrorReason")
-        if inflight is None:
-            if error:
-                self._send(sid, "Fetch.failRequest", {"requestId": request_id,
-                                                      "errorReason": error})
-            else:
-                self._send(sid, "Fetch.continueResponse", {"requestId": request_id})
-            return
-        fault = inflight.plan.fault
-        if error:
-            self._send(sid, "Fetch.failRequest", {"requestId": request_id, "errorReason": error})
-            await self.events.request_done(
-                self, target, inflight.paused, fault,
-                system=self.events.system_error(error), client_status=None,
-                client_error=error)
-            return
-        status = int(params["responseStatusCode"])
-        headers = params.get("responseHeaders") or []
-        body: bytes | None = None
-        if not 300 <= status < 400:
-            try:
-                got = await self.conn.send("Fetch.getResponseBody", {"requestId": request_id}, sid)
-                raw = got.get("body", "")
-                body = base64.b64decode(raw) if got.get("base64Encoded") else raw.encode()
-            except CdpError:
-                body = None
-        client_status = client_status_after_response(fault, status)
-        if fault is FaultKind.PHANTOM_FAILURE:
-            phrase = REASON_PHRASE[client_status]
-            self._send(sid, "Fetch.fulfillRequest", {
-                "requestId": request_id,
-                "responseCode": client_status,
-                "responsePhrase": phrase,
-                "responseHeaders": fault_headers(inflight.paused.headers, client_status),
-                "body": base64.b64encode(phrase.encode()).decode(),
-            })
-        else:
-            self._send(sid, "Fetch.continueResponse", {"requestId": request_id})
-        await self.events.request_done(
-            self, target, inflight.paused, fault,
-            system=self.events.system_answer(status, headers, body),
-            client_status=client_status)
-
-    def _send(self, session_id: str, method: str, params: dict[str, Any]) -> None:
-        assert self.conn is not None
-        self._spawn(self.conn.send_and_forget(method, params, session_id))
+        self.spawn(self.conn.send_and_forget(method, params, session_id))
 
     async def frame_url(self, target: Target, frame_id: str | None) -> str:
         """The URL of the frame a request came from (the target's URL for workers)."""
