@@ -37,6 +37,7 @@ def cli() -> None:
     ajantik record          read a guard's record: a table, or HAR for DevTools
     ajantik test judge      verdicts per unit from a record and the skill's report
     ajantik shop            the bundled storefront, for perturbation suites
+    ajantik gauntlet        run an agent many times per perturbation, with intervals
     """
 
 
