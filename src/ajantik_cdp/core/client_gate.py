@@ -75,7 +75,6 @@ class NavigateWhenGuarded:
 
     target_id: str
     url: str
-    frame_session_hint: str | None = None
 
 
 @dataclass
