@@ -24,9 +24,6 @@ import re
 _ESCAPABLE = set("\\^$.|?*+()[]{}/-")
 _QUANTIFIER = re.compile(r"\{(\d+)(,(\d*))?\}")
 
-JS_FLAGS = "iu"
-
-
 class ClickPatternError(ValueError):
     """A pattern outside the shared dialect."""
 

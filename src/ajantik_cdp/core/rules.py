@@ -118,10 +118,6 @@ def decide(config: GuardConfig, facts: RequestFacts) -> Decision:
     return Decision(Action.ALLOW, None, None, record=record, is_write=write)
 
 
-def needs_redaction(config: GuardConfig, url: str) -> UrlRule | None:
-    return _first(config.redact, matchable_url(url))
-
-
 def fetch_patterns() -> list[dict[str, str]]:
     """The Fetch.enable patterns: request stage, every non-static resource type."""
     return [

@@ -15,9 +15,6 @@ from dataclasses import dataclass
 from ajantik_cdp.gauntlet.expected_state import STAGES, StateCheck
 from ajantik_cdp.gauntlet.run_data import InfraError
 
-# Categories whose runs are left out of the reliability denominator.
-EXCLUDED = ("infrastructure", "unscorable")
-
 CATEGORIES: dict[str, str] = {
     "infrastructure": "the browser, the shop or the harness failed; not the agent's doing",
     "unscorable": "the shop's state could not be judged (a write still in flight)",

@@ -27,7 +27,6 @@ PROCEED = names("Proceed to checkout", "Checkout", "Check out", "Continue", "Zur
 REVIEW_ORDER = names("Review order", "Continue to review", "Review", "Bestellung prüfen")
 REVIEW_HEADING = re.compile(r"review|überprüfen|übersicht", re.I)
 RESUME = names("Resume", "Resume session", "Fortsetzen")
-RETRY = names("Retry", "Try again", "Erneut versuchen")
 # Dismissing rather than accepting: an agent does not consent on its user's behalf.
 DISMISS = names("Close", "Schließen", "Reject all", "Alle ablehnen", "No thanks", "Dismiss")
 PAYMENT = re.compile(r"\b(?:pay|payment|zahlung|bezahlen)\b", re.I)

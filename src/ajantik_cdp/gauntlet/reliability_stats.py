@@ -25,9 +25,6 @@ class Interval:
     low: float
     high: float
 
-    def contains(self, x: float) -> bool:
-        return self.low <= x <= self.high
-
 
 def wilson(successes: int, n: int, confidence: float = 0.95) -> Interval | None:
     """The Wilson score interval for ``successes`` out of ``n``; None when ``n`` is 0."""

@@ -39,7 +39,6 @@ log = logging.getLogger("ajantik.cdp")
 
 EXIT_OK = 0
 EXIT_LOST_CHROME = 3
-EXIT_START = 1
 
 
 class GuardStartError(Exception):
