@@ -1,5 +1,13 @@
 """Shared fixtures: one real Chromium per test session, a two-origin test site per test,
-and guards started in-process against that Chromium."""
+and guards started in-process against that Chromium.
+
+A test that needs Chromium carries ``@pytest.mark.browser`` so that ``pytest -m "not
+browser"`` runs the pure suite in seconds. Two checks keep the mark honest: a test that
+asks for the ``chrome`` fixture (directly or through another fixture) without the mark
+fails before Chromium starts, and an unmarked test that starts one anyway (in-process or
+through an ``ajantik`` command it runs) finds ``$AJANTIK_CHROME`` pointing at a stand-in
+that refuses to run.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +28,31 @@ from ajantik_cdp.core.faults import parse_fault
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
 from ajantik_cdp.record.reader import load_record
 from tests.support.site import HitSite
+
+NOT_MARKED = "this test starts Chromium but is not marked @pytest.mark.browser"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if "chrome" in getattr(item, "fixturenames", ()) and \
+            item.get_closest_marker("browser") is None:
+        pytest.fail(f"{NOT_MARKED} (it uses the chrome fixture)", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def chromium_stand_in(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("unmarked") / "chromium"
+    path.write_text(f"#!/bin/sh\necho '{NOT_MARKED}' >&2\nexit 97\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _chromium_only_when_marked(request: pytest.FixtureRequest,
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("browser") is None:
+        monkeypatch.setenv("AJANTIK_CHROME",
+                           str(request.getfixturevalue("chromium_stand_in")))
 
 
 @pytest.fixture(scope="session")

@@ -63,6 +63,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@pytest.mark.browser
 def test_it_starts_chrome_prints_the_command_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     port = free_port()
     proc = subprocess.Popen(

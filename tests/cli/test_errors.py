@@ -73,6 +73,7 @@ def test_unreadable_configs(tmp_path: Path, name: str, text: str | None, expect:
     assert res.code == 2 and expect in res.one_line_error()
 
 
+@pytest.mark.browser
 def test_port_in_use(chrome, busy_port: int) -> None:
     res = run("cdp", "--upstream", chrome.http_url, "--port", str(busy_port))
     assert res.code == 1
@@ -100,6 +101,7 @@ def test_walkthrough_without_a_browser(tmp_path: Path) -> None:
     assert res.code == 1 and "AJANTIK_CHROME" in res.one_line_error()
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("command", [["demo"], ["gauntlet", "demo"]])
 def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path,
                                                       command: list[str]) -> None:

@@ -10,6 +10,8 @@ from tests.conftest import GuardFactory, origin_rule
 from tests.guard.attacks import ATTACKS, POST_JS, Attack, Env, install
 from tests.support.site import HitSite
 
+pytestmark = pytest.mark.browser
+
 CONFIG_DENY = ["denied"]
 
 

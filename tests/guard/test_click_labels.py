@@ -12,6 +12,8 @@ import pytest_asyncio
 from ajantik_cdp.core.click_patterns import ClickPatternError, check_click_pattern
 from tests.guard.click_pages import LABELS
 
+pytestmark = pytest.mark.browser
+
 LABELS_JS = resources.files("ajantik_cdp.proxy").joinpath("click_labels.js").read_text()
 
 

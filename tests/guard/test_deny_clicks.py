@@ -17,6 +17,8 @@ from tests.guard.click_pages import CONTROLS, FRAME
 from tests.support.http import get_json, request
 from tests.support.site import HitSite
 
+pytestmark = pytest.mark.browser
+
 DENY_CLICKS = ["proceed to submission", "^pay now$"]
 
 

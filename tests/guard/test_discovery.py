@@ -10,6 +10,8 @@ from tests.conftest import GuardFactory
 from tests.support.http import request
 from tests.support.site import HitSite
 
+pytestmark = pytest.mark.browser
+
 
 async def get(url: str, method: str = "GET", headers: dict[str, str] | None = None,
               ) -> tuple[int, bytes]:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import orjson
+import pytest
 import websockets
 
 from tests.conftest import GuardFactory, origin_rule
 from tests.guard.attacks import install
 from tests.support.http import get_json, request
 from tests.support.site import HitSite
+
+pytestmark = pytest.mark.browser
 
 FETCH = "fetch('/hit/denied-existing', {method: 'POST', body: 'x'}).then(r => r.status, " \
         "e => 'error')"

@@ -18,6 +18,8 @@ from tests.conftest import GuardFactory, origin_rule
 from tests.guard.attacks import install
 from tests.support.site import HitSite
 
+pytestmark = pytest.mark.browser
+
 SLOW = 1.5
 
 

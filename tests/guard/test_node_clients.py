@@ -14,6 +14,8 @@ from tests.conftest import GuardFactory, origin_rule
 from tests.guard.attacks import install
 from tests.support.site import HitSite
 
+pytestmark = [pytest.mark.browser, pytest.mark.node]
+
 NODE_DIR = Path(__file__).resolve().parents[1] / "node"
 
 

@@ -7,6 +7,7 @@ import asyncio
 import base64
 
 import orjson
+import pytest
 import websockets
 from aiohttp import web
 
@@ -14,6 +15,8 @@ from ajantik_cdp.local_http import start_app
 from tests.conftest import GuardFactory
 from tests.support.http import browser_ws, get_json, request
 from tests.support.site import HitSite
+
+pytestmark = pytest.mark.browser
 
 
 async def test_order_and_text_frames_on_a_page_session(guard: GuardFactory,

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import GuardFactory, origin_rule
 from tests.support.site import HitSite
+
+pytestmark = pytest.mark.browser
 
 PAGE = """<script>
 async function post(p) { try { const r = await fetch(p, {method: 'POST', body: 'x'});

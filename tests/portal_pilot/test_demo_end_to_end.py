@@ -6,11 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ajantik_cdp.core.verdicts import Verdict, World, verdict
 from ajantik_cdp.demo.plan import RunOutcome, conclusions, plan
 from ajantik_cdp.demo.runner import ADAPTER, run_demo
 from ajantik_cdp.judge.adapter_loader import load_adapter
 from ajantik_cdp.judge.verdict_file import decode_verdicts
+
+pytestmark = pytest.mark.browser
 
 
 async def test_demo_verdicts_agree_with_the_portal(chrome: Any, tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ajantik_cdp.core.record_schema import BlockLine, RequestLine
 from ajantik_cdp.core.verdicts import Verdict
 from ajantik_cdp.demo.runner import ADAPTER, sign_in
@@ -44,6 +46,7 @@ async def judged(session: Session, report: str) -> Judgement:
     return judge(load_adapter(ADAPTER), Record.read(session.guard.record), Report(report))
 
 
+@pytest.mark.browser
 async def test_submission_reaches_the_portal_without_the_guard(pw: Any, chrome: Any,
                                                                portal: Portal) -> None:
     # The control: with no guard, the operator-only step really submits.
@@ -60,6 +63,7 @@ async def test_submission_reaches_the_portal_without_the_guard(pw: Any, chrome: 
     assert portal.snapshot("R-101")["status"] == "submitted"
 
 
+@pytest.mark.browser
 async def test_guard_json_stops_the_submission(session: Session) -> None:
     portal = session.portal
     complete(portal, "R-101")
@@ -84,6 +88,7 @@ async def test_guard_json_stops_the_submission(session: Session) -> None:
     assert result.get("error") == "the page did not answer the press"
 
 
+@pytest.mark.browser
 async def test_a_step_script_runs_as_a_script(session: Session) -> None:
     portal = session.portal
     fields = TASKS["R-103"].sections["capital"]
@@ -106,6 +111,7 @@ async def test_a_step_script_runs_as_a_script(session: Session) -> None:
     assert [p.url.endswith("/api/filings/R-103/sections/capital") for p in puts] == [True]
 
 
+@pytest.mark.browser
 async def test_a_write_into_another_accounts_filing_is_damage(session: Session) -> None:
     portal = session.portal
     await read_dashboard(session.page, portal.origin)
@@ -121,6 +127,7 @@ async def test_a_write_into_another_accounts_filing_is_damage(session: Session) 
     assert r102.held.value == portal.snapshot("R-102")
 
 
+@pytest.mark.browser
 async def test_an_answer_that_never_came_back_is_unscorable(session: Session) -> None:
     portal = session.portal
     await read_dashboard(session.page, portal.origin)

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import GuardFactory
 from tests.record.helpers import SEND_JS, guarded_page, requests_to, wait_for_record
 from tests.support.site import HitSite
+
+pytestmark = pytest.mark.browser
 
 BODY = json.dumps({"record": "R-101", "name": "Ada Lovelace"})
 JSON = {"Content-Type": "application/json"}

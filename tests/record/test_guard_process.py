@@ -71,6 +71,7 @@ async def _guard_port(proc: asyncio.subprocess.Process) -> tuple[int, list[str]]
             return int(found.group(1)), seen
 
 
+@pytest.mark.browser
 async def test_sigkilled_guard_leaves_a_valid_record(pw, own_chrome: ChromeProcess,
                                                      site: HitSite, tmp_path: Path) -> None:
     record_path = tmp_path / "killed.jsonl"

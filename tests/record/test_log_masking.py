@@ -9,6 +9,8 @@ import pytest
 
 from tests.conftest import GuardFactory
 
+pytestmark = pytest.mark.browser
+
 
 async def test_a_failed_navigation_logs_the_masked_url(guard: GuardFactory,
                                                        caplog: pytest.LogCaptureFixture) -> None:

@@ -195,6 +195,7 @@ def all_outputs(record_path: Path, log: list[str], tmp_path: Path) -> dict[str, 
             "har": har_path.read_text(), "show": show.output}
 
 
+@pytest.mark.browser
 async def test_no_secret_shape_reaches_record_log_or_har(
         pw, guard: GuardFactory, secret_site: SecretSite, guard_log: list[str],
         tmp_path: Path) -> None:
