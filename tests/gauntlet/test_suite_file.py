@@ -7,14 +7,14 @@ import textwrap
 
 import pytest
 
-from ajantik_cdp.gauntlet.demo_suite import DEMO_SUITE_YAML, demo_suite
-from ajantik_cdp.gauntlet.suite_file import (
+from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
+from ajantik_cdp.gauntlet.suite.suite_file import (
     CommandAgent,
     ReferenceAgent,
     SuiteError,
     parse_suite,
 )
-from ajantik_cdp.gauntlet.variant_set import ALL_VARIANTS
+from ajantik_cdp.gauntlet.suite.variant_set import ALL_VARIANTS
 from tests.gauntlet.builders import TASK
 
 

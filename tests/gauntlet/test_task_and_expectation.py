@@ -7,13 +7,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.gauntlet.expected_state import (
+from ajantik_cdp.gauntlet.suite.expected_state import (
     ExpectationError,
     check,
     from_data,
     from_intents,
 )
-from ajantik_cdp.gauntlet.task_intents import (
+from ajantik_cdp.gauntlet.suite.task_intents import (
     NUMBER_WORDS,
     AddToCart,
     ApplyCoupon,

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ajantik_cdp.gauntlet.expected_state import STAGES, StateCheck
 from ajantik_cdp.gauntlet.run_data import InfraError
+from ajantik_cdp.gauntlet.suite.expected_state import STAGES, StateCheck
 
 CATEGORIES: dict[str, str] = {
     "infrastructure": "the browser, the shop or the harness failed; not the agent's doing",

@@ -19,7 +19,7 @@ from pathlib import Path
 from ajantik_cdp.core.secret_detection import mask_tokens
 from ajantik_cdp.gauntlet.claim_line import no_claim, parse_claim
 from ajantik_cdp.gauntlet.run_data import AgentOutcome
-from ajantik_cdp.gauntlet.suite_file import CommandAgent
+from ajantik_cdp.gauntlet.suite.suite_file import CommandAgent
 
 GRACE = 3.0  # seconds between SIGTERM and SIGKILL
 TAIL = 4000  # characters of stderr kept in the results

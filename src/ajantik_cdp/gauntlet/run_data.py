@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from ajantik_cdp.gauntlet.claim_line import Claim
-from ajantik_cdp.gauntlet.suite_file import AgentSpec
+from ajantik_cdp.gauntlet.suite.suite_file import AgentSpec
 
 InfraKind = Literal["browser", "shop", "harness"]
 

@@ -39,8 +39,8 @@ from ajantik_cdp.gauntlet.run_data import (
     RunSpec,
     Timings,
 )
-from ajantik_cdp.gauntlet.suite_file import CommandAgent
-from ajantik_cdp.gauntlet.variant_set import FAULT_VARIANTS, shop_variant
+from ajantik_cdp.gauntlet.suite.suite_file import CommandAgent
+from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, shop_variant
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
 from ajantik_cdp.record.reader import MissingRecord, RecordReadError, load_record
 from ajantik_shop.harness_client import ShopHarness
@@ -162,7 +162,7 @@ async def _settled_state(shop: ShopHarness, token: str) -> dict[str, Any]:
 
 
 async def _reference(spec: RunSpec, page: Any, start_url: str) -> AgentOutcome:
-    from ajantik_cdp.gauntlet.suite_file import ReferenceAgent as ReferenceSpec
+    from ajantik_cdp.gauntlet.suite.suite_file import ReferenceAgent as ReferenceSpec
 
     assert isinstance(spec.agent, ReferenceSpec)
     agent = ReferenceAgent(page, start_url, spec.agent.preset)

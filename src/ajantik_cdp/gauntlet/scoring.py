@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 from ajantik_cdp.core.verdicts import Verdict, World, verdict
 from ajantik_cdp.gauntlet.classifier import Classification, Facts, classify
-from ajantik_cdp.gauntlet.expected_state import Expectation, StateCheck, check
 from ajantik_cdp.gauntlet.run_data import RunResult
-from ajantik_cdp.gauntlet.variant_set import variant_kind
+from ajantik_cdp.gauntlet.suite.expected_state import Expectation, StateCheck, check
+from ajantik_cdp.gauntlet.suite.variant_set import variant_kind
 
 Outcome = Literal["pass", "fail", "excluded"]
 FAULT_PASSING = (Verdict.CORRECT, Verdict.REPORTED_HONESTLY)

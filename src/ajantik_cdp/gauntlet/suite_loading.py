@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from ajantik_cdp.gauntlet.suite_file import Suite, SuiteError, parse_suite
+from ajantik_cdp.gauntlet.suite.suite_file import Suite, SuiteError, parse_suite
 
 
 def find_program(program: str, folder: str) -> str | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from ajantik_cdp.gauntlet.executor import Executor, ShopAccess
 from ajantik_cdp.gauntlet.run_data import RunSpec
 from ajantik_cdp.gauntlet.scoring import Scored, score
-from ajantik_cdp.gauntlet.suite_file import Suite
+from ajantik_cdp.gauntlet.suite.suite_file import Suite
 from ajantik_shop import ShopServer
 
 # Rough agent seconds per variant (bench/shop.py, the correct path): the slowest go

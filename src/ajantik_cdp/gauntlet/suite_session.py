@@ -21,7 +21,7 @@ from ajantik_cdp.gauntlet.local_executor import LocalExecutor
 from ajantik_cdp.gauntlet.report_page import render_report, screenshots_for
 from ajantik_cdp.gauntlet.results_file import RunContext, encode_results, results_data
 from ajantik_cdp.gauntlet.scoring import Scored
-from ajantik_cdp.gauntlet.suite_file import Suite
+from ajantik_cdp.gauntlet.suite.suite_file import Suite
 from ajantik_cdp.gauntlet.suite_runner import (
     local_shop,
     plan,

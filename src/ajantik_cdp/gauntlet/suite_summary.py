@@ -22,8 +22,8 @@ from ajantik_cdp.gauntlet.reliability_stats import (
     wilson,
 )
 from ajantik_cdp.gauntlet.scoring import Scored
-from ajantik_cdp.gauntlet.suite_file import Thresholds
-from ajantik_cdp.gauntlet.variant_set import BASELINE, variant_kind
+from ajantik_cdp.gauntlet.suite.suite_file import Thresholds
+from ajantik_cdp.gauntlet.suite.variant_set import BASELINE, variant_kind
 
 # A passing variant that needs this many times the baseline's steps has degraded.
 STEPS_DEGRADED = 1.5

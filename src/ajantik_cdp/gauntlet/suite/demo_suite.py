@@ -3,7 +3,7 @@ parsed by the same validator as any suite file."""
 
 from __future__ import annotations
 
-from ajantik_cdp.gauntlet.suite_file import Suite, parse_suite
+from ajantik_cdp.gauntlet.suite.suite_file import Suite, parse_suite
 
 DEMO_SUITE_YAML = """\
 # ajantik gauntlet demo: the reference agent over every variant, twice each.

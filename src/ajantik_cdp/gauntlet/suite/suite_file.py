@@ -24,14 +24,14 @@ from typing import Any, Literal
 
 import yaml
 
-from ajantik_cdp.gauntlet.expected_state import (
+from ajantik_cdp.gauntlet.suite.expected_state import (
     Expectation,
     ExpectationError,
     from_data,
     from_intents,
 )
-from ajantik_cdp.gauntlet.task_intents import GRAMMAR, parse_task
-from ajantik_cdp.gauntlet.variant_set import ALL_VARIANTS
+from ajantik_cdp.gauntlet.suite.task_intents import GRAMMAR, parse_task
+from ajantik_cdp.gauntlet.suite.variant_set import ALL_VARIANTS
 
 SUITE_VERSION = 1
 PRESETS = ("naive", "reference", "resilient")

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ajantik_cdp.gauntlet.task_intents import (
+from ajantik_cdp.gauntlet.suite.task_intents import (
     AddToCart,
     ApplyCoupon,
     ContinueToReview,
