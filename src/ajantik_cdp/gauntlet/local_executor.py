@@ -16,7 +16,7 @@ from ajantik_cdp.gauntlet.claim_line import no_claim
 from ajantik_cdp.gauntlet.executor import ShopAccess
 from ajantik_cdp.gauntlet.run_data import AgentOutcome, InfraError, RunResult, RunSpec, Timings
 from ajantik_cdp.gauntlet.run_harness import Worker, run_once
-from ajantik_shop.harness_client import ShopHarness
+from ajantik_shop import ShopHarness
 
 
 class LocalExecutor:

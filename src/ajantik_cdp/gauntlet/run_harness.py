@@ -43,8 +43,7 @@ from ajantik_cdp.gauntlet.suite.suite_file import CommandAgent
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, shop_variant
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
 from ajantik_cdp.record.reader import MissingRecord, RecordReadError, load_record
-from ajantik_shop.harness_client import ShopHarness
-from ajantik_shop.playwright_setup import new_context, new_page, setup_from_data
+from ajantik_shop import ShopHarness, new_context, new_page, setup_from_data
 
 log = logging.getLogger("ajantik.gauntlet")
 

@@ -20,7 +20,7 @@ from ajantik_cdp.gauntlet.suite.task_intents import (
     ParsedTask,
     ProceedToCheckout,
 )
-from ajantik_shop.catalogue import CATALOGUE, COUPONS, PRODUCTS
+from ajantik_shop import CATALOGUE, COUPONS, PRODUCTS
 
 STAGES = ("browsing", "cart", "checkout", "review", "payment")
 # The checkout form's fields, by the labels a task may use for them (either language).
