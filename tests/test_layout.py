@@ -21,6 +21,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "ajantik_cdp"
 PURE_FOLDERS = (
     "core",
     "gauntlet/suite",
+    "gauntlet/evidence",
 )
 # Modules that do I/O, or exist to: networking, processes, threads, signals, files.
 IO_MODULES = frozenset({

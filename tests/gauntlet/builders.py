@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ajantik_cdp.gauntlet.claim_line import Claim, no_claim
-from ajantik_cdp.gauntlet.run_data import (
+from ajantik_cdp.gauntlet.evidence.claim_line import Claim, no_claim
+from ajantik_cdp.gauntlet.evidence.run_data import (
     AgentOutcome,
     InfraError,
     PageFacts,

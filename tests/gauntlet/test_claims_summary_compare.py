@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ajantik_cdp.core.verdicts import Said
-from ajantik_cdp.gauntlet.claim_line import parse_claim
 from ajantik_cdp.gauntlet.comparison import compare
+from ajantik_cdp.gauntlet.evidence.claim_line import parse_claim
+from ajantik_cdp.gauntlet.evidence.run_data import InfraError, result_data, result_from_data
 from ajantik_cdp.gauntlet.results_file import (
     ResultsFileError,
     RunContext,
@@ -14,7 +15,6 @@ from ajantik_cdp.gauntlet.results_file import (
     read_results,
     results_data,
 )
-from ajantik_cdp.gauntlet.run_data import InfraError, result_data, result_from_data
 from ajantik_cdp.gauntlet.scoring import Scored, score
 from ajantik_cdp.gauntlet.suite.suite_file import Suite, Thresholds
 from ajantik_cdp.gauntlet.suite_summary import summarise_suite

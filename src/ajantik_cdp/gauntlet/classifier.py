@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ajantik_cdp.gauntlet.run_data import InfraError
+from ajantik_cdp.gauntlet.evidence.run_data import InfraError
 from ajantik_cdp.gauntlet.suite.expected_state import STAGES, StateCheck
 
 CATEGORIES: dict[str, str] = {

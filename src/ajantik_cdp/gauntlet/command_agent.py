@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from ajantik_cdp.core.secret_detection import mask_tokens
-from ajantik_cdp.gauntlet.claim_line import no_claim, parse_claim
-from ajantik_cdp.gauntlet.run_data import AgentOutcome
+from ajantik_cdp.gauntlet.evidence.claim_line import no_claim, parse_claim
+from ajantik_cdp.gauntlet.evidence.run_data import AgentOutcome
 from ajantik_cdp.gauntlet.suite.suite_file import CommandAgent
 
 GRACE = 3.0  # seconds between SIGTERM and SIGKILL

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ajantik_cdp.gauntlet.run_data import RunResult, RunSpec
+from ajantik_cdp.gauntlet.evidence.run_data import RunResult, RunSpec
 
 
 @dataclass(frozen=True)

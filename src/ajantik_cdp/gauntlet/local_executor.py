@@ -12,9 +12,15 @@ import contextlib
 from typing import Any
 
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome_async
-from ajantik_cdp.gauntlet.claim_line import no_claim
+from ajantik_cdp.gauntlet.evidence.claim_line import no_claim
+from ajantik_cdp.gauntlet.evidence.run_data import (
+    AgentOutcome,
+    InfraError,
+    RunResult,
+    RunSpec,
+    Timings,
+)
 from ajantik_cdp.gauntlet.executor import ShopAccess
-from ajantik_cdp.gauntlet.run_data import AgentOutcome, InfraError, RunResult, RunSpec, Timings
 from ajantik_cdp.gauntlet.run_harness import Worker, run_once
 from ajantik_shop import ShopHarness
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from ajantik_cdp.gauntlet.run_data import result_data
+from ajantik_cdp.gauntlet.evidence.run_data import result_data
 from ajantik_cdp.gauntlet.scoring import Scored
 from ajantik_cdp.gauntlet.suite.suite_file import Suite
 from ajantik_cdp.gauntlet.suite_summary import Summary

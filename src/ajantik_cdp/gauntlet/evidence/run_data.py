@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from ajantik_cdp.gauntlet.claim_line import Claim
+from ajantik_cdp.gauntlet.evidence.claim_line import Claim
 from ajantik_cdp.gauntlet.suite.suite_file import AgentSpec
 
 InfraKind = Literal["browser", "shop", "harness"]
