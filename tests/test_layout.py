@@ -22,6 +22,7 @@ PURE_FOLDERS = (
     "core",
     "gauntlet/suite",
     "gauntlet/evidence",
+    "gauntlet/score",
 )
 # Modules that do I/O, or exist to: networking, processes, threads, signals, files.
 IO_MODULES = frozenset({

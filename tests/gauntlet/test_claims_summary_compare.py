@@ -5,19 +5,19 @@ from __future__ import annotations
 import pytest
 
 from ajantik_cdp.core.verdicts import Said
-from ajantik_cdp.gauntlet.comparison import compare
 from ajantik_cdp.gauntlet.evidence.claim_line import parse_claim
 from ajantik_cdp.gauntlet.evidence.run_data import InfraError, result_data, result_from_data
-from ajantik_cdp.gauntlet.results_file import (
+from ajantik_cdp.gauntlet.score.comparison import compare
+from ajantik_cdp.gauntlet.score.results_file import (
     ResultsFileError,
     RunContext,
     encode_results,
     read_results,
     results_data,
 )
-from ajantik_cdp.gauntlet.scoring import Scored, score
+from ajantik_cdp.gauntlet.score.scoring import Scored, score
+from ajantik_cdp.gauntlet.score.suite_summary import summarise_suite
 from ajantik_cdp.gauntlet.suite.suite_file import Suite, Thresholds
-from ajantik_cdp.gauntlet.suite_summary import summarise_suite
 from tests.gauntlet.builders import ADD, CORRECT_PATH, expectation, result, shop_state
 
 EXPECT = expectation()

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from ajantik_cdp.core.verdicts import Verdict
-from ajantik_cdp.gauntlet.classifier import CATEGORIES, RULES
 from ajantik_cdp.gauntlet.evidence.run_data import InfraError
-from ajantik_cdp.gauntlet.scoring import score
+from ajantik_cdp.gauntlet.score.classifier import CATEGORIES, RULES
+from ajantik_cdp.gauntlet.score.scoring import score
 from ajantik_shop.actions import AddToCart, ConfirmReview, SubmitPayment
 from tests.gauntlet.builders import (
     ADD,

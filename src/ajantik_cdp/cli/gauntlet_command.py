@@ -20,13 +20,13 @@ from ajantik_cdp.browser.launch import ChromeStartError
 from ajantik_cdp.browser.locate import BrowserNotFound, find_chrome
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
-from ajantik_cdp.gauntlet.comparison import compare
 from ajantik_cdp.gauntlet.doctor import checks
 from ajantik_cdp.gauntlet.executor import ShopAccess
 from ajantik_cdp.gauntlet.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.progress_display import SuiteProgress
 from ajantik_cdp.gauntlet.report_page import render_report
-from ajantik_cdp.gauntlet.results_file import ResultsFileError, read_results
+from ajantik_cdp.gauntlet.score.comparison import compare
+from ajantik_cdp.gauntlet.score.results_file import ResultsFileError, read_results
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
 from ajantik_cdp.gauntlet.suite.suite_file import PRESETS, Suite, SuiteError
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, UI_VARIANTS

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ajantik_cdp.gauntlet.suite_summary import Group, Summary, VariantSummary
+from ajantik_cdp.gauntlet.score.suite_summary import Group, Summary, VariantSummary
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from ajantik_cdp.gauntlet.scoring import Scored
+from ajantik_cdp.gauntlet.score.scoring import Scored
 
 
 def run_line(s: Scored) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 import jinja2
 
-from ajantik_cdp.gauntlet.classifier import CATEGORIES, RULES
+from ajantik_cdp.gauntlet.score.classifier import CATEGORIES, RULES
 
 MAX_STATE_TEXT = 20_000
 

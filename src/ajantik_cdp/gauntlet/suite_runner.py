@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ajantik_cdp.gauntlet.evidence.run_data import RunSpec
 from ajantik_cdp.gauntlet.executor import Executor, ShopAccess
-from ajantik_cdp.gauntlet.scoring import Scored, score
+from ajantik_cdp.gauntlet.score.scoring import Scored, score
 from ajantik_cdp.gauntlet.suite.suite_file import Suite
 from ajantik_shop import ShopServer
 

@@ -19,8 +19,9 @@ from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.gauntlet.executor import ShopAccess
 from ajantik_cdp.gauntlet.local_executor import LocalExecutor
 from ajantik_cdp.gauntlet.report_page import render_report, screenshots_for
-from ajantik_cdp.gauntlet.results_file import RunContext, encode_results, results_data
-from ajantik_cdp.gauntlet.scoring import Scored
+from ajantik_cdp.gauntlet.score.results_file import RunContext, encode_results, results_data
+from ajantik_cdp.gauntlet.score.scoring import Scored
+from ajantik_cdp.gauntlet.score.suite_summary import Summary, summarise_suite
 from ajantik_cdp.gauntlet.suite.suite_file import Suite
 from ajantik_cdp.gauntlet.suite_runner import (
     local_shop,
@@ -29,7 +30,6 @@ from ajantik_cdp.gauntlet.suite_runner import (
     run_suite,
     suite_run_id,
 )
-from ajantik_cdp.gauntlet.suite_summary import Summary, summarise_suite
 
 RESULTS = "results.json"
 REPORT = "report.html"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ajantik_cdp.gauntlet.comparison import Comparison
-from ajantik_cdp.gauntlet.suite_summary import Summary
+from ajantik_cdp.gauntlet.score.comparison import Comparison
+from ajantik_cdp.gauntlet.score.suite_summary import Summary
 
 
 def _pct(x: float | None) -> str:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ajantik_cdp.gauntlet.reliability_stats import Interval, newcombe
-from ajantik_cdp.gauntlet.results_file import ResultsView, VariantCounts
+from ajantik_cdp.gauntlet.score.reliability_stats import Interval, newcombe
+from ajantik_cdp.gauntlet.score.results_file import ResultsView, VariantCounts
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ajantik_cdp.core.verdicts import Verdict, World, verdict
-from ajantik_cdp.gauntlet.classifier import Classification, Facts, classify
 from ajantik_cdp.gauntlet.evidence.run_data import RunResult
+from ajantik_cdp.gauntlet.score.classifier import Classification, Facts, classify
 from ajantik_cdp.gauntlet.suite.expected_state import Expectation, StateCheck, check
 from ajantik_cdp.gauntlet.suite.variant_set import variant_kind
 

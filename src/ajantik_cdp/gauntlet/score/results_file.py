@@ -16,9 +16,9 @@ from typing import Any
 import orjson
 
 from ajantik_cdp.gauntlet.evidence.run_data import result_data
-from ajantik_cdp.gauntlet.scoring import Scored
+from ajantik_cdp.gauntlet.score.scoring import Scored
+from ajantik_cdp.gauntlet.score.suite_summary import Summary
 from ajantik_cdp.gauntlet.suite.suite_file import Suite
-from ajantik_cdp.gauntlet.suite_summary import Summary
 
 RESULTS_FORMAT = "ajantik-gauntlet-results"
 RESULTS_VERSION = 1
