@@ -23,6 +23,7 @@ PURE_FOLDERS = (
     "gauntlet/suite",
     "gauntlet/evidence",
     "gauntlet/score",
+    "gauntlet/reference",
 )
 # Modules that do I/O, or exist to: networking, processes, threads, signals, files.
 IO_MODULES = frozenset({

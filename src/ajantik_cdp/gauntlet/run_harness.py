@@ -38,7 +38,7 @@ from ajantik_cdp.gauntlet.evidence.run_data import (
     RunSpec,
     Timings,
 )
-from ajantik_cdp.gauntlet.reference_agent import ReferenceAgent
+from ajantik_cdp.gauntlet.reference.reference_agent import ReferenceAgent
 from ajantik_cdp.gauntlet.suite.suite_file import CommandAgent
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, shop_variant
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer

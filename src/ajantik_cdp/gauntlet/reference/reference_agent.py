@@ -13,9 +13,9 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ajantik_cdp.gauntlet import reference_vocabulary as vocab
 from ajantik_cdp.gauntlet.evidence.claim_line import Claim
-from ajantik_cdp.gauntlet.reference_vocabulary import Capabilities
+from ajantik_cdp.gauntlet.reference import reference_vocabulary as vocab
+from ajantik_cdp.gauntlet.reference.reference_vocabulary import Capabilities
 from ajantik_cdp.gauntlet.suite.task_intents import (
     AddToCart,
     ApplyCoupon,
