@@ -24,6 +24,7 @@ PURE_FOLDERS = (
     "gauntlet/evidence",
     "gauntlet/score",
     "gauntlet/reference",
+    "gauntlet/report",
 )
 # Modules that do I/O, or exist to: networking, processes, threads, signals, files.
 IO_MODULES = frozenset({

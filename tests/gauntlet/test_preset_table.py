@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ajantik_cdp.gauntlet.preset_table import MatrixRun, preset_markdown
+from ajantik_cdp.gauntlet.report.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.score.scoring import score
 from ajantik_cdp.gauntlet.score.suite_summary import summarise_suite
 from ajantik_cdp.gauntlet.suite.suite_file import Thresholds

@@ -5,10 +5,11 @@ so), because runs that finished are data nobody should lose."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import platform
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +19,7 @@ from ajantik_cdp import __version__
 from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.gauntlet.executor import ShopAccess
 from ajantik_cdp.gauntlet.local_executor import LocalExecutor
-from ajantik_cdp.gauntlet.report_page import render_report, screenshots_for
+from ajantik_cdp.gauntlet.report.report_page import render_report
 from ajantik_cdp.gauntlet.score.results_file import RunContext, encode_results, results_data
 from ajantik_cdp.gauntlet.score.scoring import Scored
 from ajantik_cdp.gauntlet.score.suite_summary import Summary, summarise_suite
@@ -47,6 +48,17 @@ class SessionOutcome:
 
 def _iso(t: datetime) -> str:
     return t.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def screenshots_for(out_dir: Path, data: Mapping[str, Any]) -> dict[str, bytes]:
+    """The end-of-run screenshots a results file names, read from ``runs/<id>/``."""
+    shots: dict[str, bytes] = {}
+    for run in data["runs"]:
+        name = run["evidence"].get("screenshot")
+        if name:
+            with contextlib.suppress(OSError):
+                shots[run["run_id"]] = (out_dir / "runs" / run["run_id"] / name).read_bytes()
+    return shots
 
 
 def write_outputs(suite: Suite, out_dir: Path, runs: list[Scored], ctx: RunContext

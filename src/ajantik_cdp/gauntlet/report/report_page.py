@@ -10,10 +10,8 @@ end-of-run screenshot.
 from __future__ import annotations
 
 import base64
-import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -113,19 +111,8 @@ def page_data(data: Mapping[str, Any], screenshots: Mapping[str, bytes]) -> dict
     }
 
 
-def screenshots_for(out_dir: Path, data: Mapping[str, Any]) -> dict[str, bytes]:
-    """The end-of-run screenshots a results file names, read from ``runs/<id>/``."""
-    shots: dict[str, bytes] = {}
-    for run in data["runs"]:
-        name = run["evidence"].get("screenshot")
-        if name:
-            with contextlib.suppress(OSError):
-                shots[run["run_id"]] = (out_dir / "runs" / run["run_id"] / name).read_bytes()
-    return shots
-
-
 _ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("ajantik_cdp.gauntlet", "templates"),
+    loader=jinja2.PackageLoader("ajantik_cdp.gauntlet.report", "templates"),
     autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
