@@ -1,15 +1,21 @@
 """A suite from start to files: the shop, the executor, the runs, then ``results.json``
-and ``report.html``. The files are written even when the suite is interrupted (marked
-so), because runs that finished are data nobody should lose."""
+and ``report.html``.
+
+The runs are planned (slowest first), handed to the executor up to its workers, and
+each is scored as it comes back; the caller gets every scored run through ``on_done``
+at once. The files are written even when the suite is interrupted (marked so), because
+runs that finished are data nobody should lose."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import platform
+import re
+import secrets
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,23 +23,80 @@ from typing import Any
 
 from ajantik_cdp import __version__
 from ajantik_cdp.browser.launch import ChromeProcess
-from ajantik_cdp.gauntlet.executor import ShopAccess
+from ajantik_cdp.gauntlet.evidence.run_data import RunSpec
+from ajantik_cdp.gauntlet.executor import Executor, ShopAccess
 from ajantik_cdp.gauntlet.local_executor import LocalExecutor
 from ajantik_cdp.gauntlet.report.report_page import render_report
 from ajantik_cdp.gauntlet.score.results_file import RunContext, encode_results, results_data
-from ajantik_cdp.gauntlet.score.scoring import Scored
+from ajantik_cdp.gauntlet.score.scoring import Scored, score
 from ajantik_cdp.gauntlet.score.suite_summary import Summary, summarise_suite
 from ajantik_cdp.gauntlet.suite.suite_file import Suite
-from ajantik_cdp.gauntlet.suite_runner import (
-    local_shop,
-    plan,
-    result_order,
-    run_suite,
-    suite_run_id,
-)
+from ajantik_shop import ShopServer
 
 RESULTS = "results.json"
 REPORT = "report.html"
+
+# Rough agent seconds per variant (bench/shop.py, the correct path): the slowest go
+# first, so the last runs to finish are short ones and workers do not idle at the end.
+COST = {"network_delay": 11.0, "slow_api": 7.0, "delayed_element": 4.5}
+DEFAULT_COST = 2.5
+
+
+def suite_run_id(name: str, when: datetime | None = None) -> str:
+    """Fresh per suite run, so repeated suites meet fresh jitter; recorded in the results
+    so any run's environment can be reproduced (`ajantik shop --suite-run ...`)."""
+    stamp = (when or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "suite"
+    return f"{slug}-{stamp}-{secrets.token_hex(3)}"
+
+
+def plan_runs(suite: Suite, suite_run: str, out_dir: Path) -> list[RunSpec]:
+    """Every run of the suite, in the order they are handed out (slowest first)."""
+    specs = [
+        RunSpec(run_id=f"{variant}-r{rep}", suite_run=suite_run, variant=variant,
+                repetition=rep, agent=suite.agent, task_name=suite.task.name,
+                task_text=suite.task.description, deadline=suite.deadline,
+                artifacts=str(out_dir / "runs" / f"{variant}-r{rep}"))
+        for rep in range(suite.repetitions) for variant in suite.variants]
+    return sorted(specs, key=lambda s: (-COST.get(s.variant, DEFAULT_COST), s.repetition))
+
+
+def result_order(suite: Suite, runs: list[Scored]) -> list[Scored]:
+    """Runs in the suite's variant order, then by repetition, for files and pages."""
+    rank = {v: i for i, v in enumerate(suite.variants)}
+    return sorted(runs, key=lambda r: (rank.get(r.result.variant, 99), r.result.repetition))
+
+
+async def run_suite(suite: Suite, executor: Executor, specs: list[RunSpec],
+                    on_done: Callable[[Scored], None]) -> None:
+    """Run every spec; scored runs go to ``on_done`` in the order they finish. The
+    executor's workers set the concurrency (the suite's ``concurrency`` is how many
+    workers the command starts unless ``--workers`` says otherwise)."""
+    gate = asyncio.Semaphore(max(1, executor.workers))
+
+    async def one(spec: RunSpec) -> None:
+        async with gate:
+            result = await executor.submit(spec)
+        on_done(score(result, suite.task.expect))
+
+    async with asyncio.TaskGroup() as group:
+        for spec in specs:
+            group.create_task(one(spec))
+
+
+@contextlib.asynccontextmanager
+async def local_shop(access: ShopAccess | None = None) -> AsyncIterator[ShopAccess]:
+    """The bundled shop in this process, on an ephemeral loopback port, unless the
+    caller points at one already running."""
+    if access is not None:
+        yield access
+        return
+    shop = ShopServer()
+    await shop.start()
+    try:
+        yield ShopAccess(shop.base_url, shop.secret)
+    finally:
+        await shop.stop()
 
 
 @dataclass(frozen=True)
@@ -90,7 +153,7 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
             executor = LocalExecutor(workers, access, chromes=chromes)
             await executor.start()
             try:
-                specs = plan(suite, suite_run, out_dir)
+                specs = plan_runs(suite, suite_run, out_dir)
                 on_start(len(specs), executor.workers)
 
                 def done(s: Scored) -> None:
