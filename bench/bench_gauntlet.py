@@ -33,8 +33,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ajantik_cdp.gauntlet.run.suite_session import run_session
 from ajantik_cdp.gauntlet.suite.demo_suite import demo_suite
-from ajantik_cdp.gauntlet.suite_session import run_session
 
 TARGET_SECONDS = 90.0
 

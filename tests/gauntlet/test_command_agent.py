@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ajantik_cdp.browser.launch import ChromeProcess
-from ajantik_cdp.gauntlet.suite_loading import load_suite
-from ajantik_cdp.gauntlet.suite_session import run_session
+from ajantik_cdp.gauntlet.run.suite_loading import load_suite
+from ajantik_cdp.gauntlet.run.suite_session import run_session
 from tests.gauntlet.suites import CUSTOM_AGENT, python_command, write_suite
 from tests.support.cli import run
 

@@ -11,8 +11,8 @@ import pytest
 
 from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.gauntlet.evidence.run_data import RunSpec
-from ajantik_cdp.gauntlet.executor import ShopAccess
-from ajantik_cdp.gauntlet.local_executor import LocalExecutor
+from ajantik_cdp.gauntlet.run.executor import ShopAccess
+from ajantik_cdp.gauntlet.run.local_executor import LocalExecutor
 from ajantik_cdp.gauntlet.score.scoring import score
 from ajantik_cdp.gauntlet.suite.suite_file import CommandAgent, ReferenceAgent
 from ajantik_shop import ShopServer

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ajantik_cdp.gauntlet.run.suite_session import run_session
 from ajantik_cdp.gauntlet.suite.demo_suite import demo_suite
 from ajantik_cdp.gauntlet.suite.variant_set import UI_VARIANTS
-from ajantik_cdp.gauntlet.suite_session import run_session
 
 pytestmark = pytest.mark.browser
 

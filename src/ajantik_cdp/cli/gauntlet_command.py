@@ -20,19 +20,19 @@ from ajantik_cdp.browser.launch import ChromeStartError
 from ajantik_cdp.browser.locate import BrowserNotFound, find_chrome
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
-from ajantik_cdp.gauntlet.doctor import checks
-from ajantik_cdp.gauntlet.executor import ShopAccess
 from ajantik_cdp.gauntlet.report.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.report.progress_display import SuiteProgress
 from ajantik_cdp.gauntlet.report.report_page import render_report
 from ajantik_cdp.gauntlet.report.terminal_tables import comparison_table, summary_table
+from ajantik_cdp.gauntlet.run.doctor import checks
+from ajantik_cdp.gauntlet.run.executor import ShopAccess
+from ajantik_cdp.gauntlet.run.suite_loading import load_suite
+from ajantik_cdp.gauntlet.run.suite_session import SessionOutcome, run_session
 from ajantik_cdp.gauntlet.score.comparison import compare
 from ajantik_cdp.gauntlet.score.results_file import ResultsFileError, read_results
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
 from ajantik_cdp.gauntlet.suite.suite_file import PRESETS, Suite, SuiteError
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, UI_VARIANTS
-from ajantik_cdp.gauntlet.suite_loading import load_suite
-from ajantik_cdp.gauntlet.suite_session import SessionOutcome, run_session
 from ajantik_cdp.output_folder import OutputFolderError, prepare
 
 T = TypeVar("T")
@@ -343,7 +343,7 @@ def report_command(results_file: Path, out_file: Path | None) -> int:
     runs/ folder next to it)."""
     import orjson
 
-    from ajantik_cdp.gauntlet.suite_session import screenshots_for
+    from ajantik_cdp.gauntlet.run.suite_session import screenshots_for
 
     name = f"{NAME} report"
     try:

@@ -1,12 +1,18 @@
 """`ajantik gauntlet`: perturbation suites over the bundled shop.
 
-Pure modules (no asyncio, no network, no files; unit- and property-tested):
-``variant_set``, ``task_intents``, ``expected_state``, ``suite_file``, ``claim_line``,
-``evidence``, ``classifier``, ``scoring``, ``reliability_stats``, ``suite_summary``,
-``comparison``, ``results_file``, ``reference_vocabulary``, ``preset_table``.
+    suite/      what a suite asks for: the suite file, the demo suite, task intents,
+                the expected state, the variants                                  pure
+    evidence/   what an executor is asked (RunSpec) and what a run brings back
+                (RunResult, the agent's claim)                                    pure
+    score/      from evidence to numbers: scoring, the classifier, intervals, the
+                summary, results.json, the comparison                             pure
+    report/     what a run is shown as: the HTML report, terminal tables, progress,
+                the preset table                                    imports no I/O
+    reference/  the reference agent and its vocabulary                imports no I/O
+    run/        carrying suites out on this machine: the suite session, executors,
+                the run harness, command agents, loading suite files, the doctor
 
-The asyncio layer moves runs and messages and carries out what those decide:
-``executor`` (the interface), ``local_executor`` and ``run_harness`` (one Chromium per
-worker, one run at a time on it), ``reference_agent``, ``command_agent``,
-``suite_runner``, ``progress_display``, ``report_page``, ``doctor``.
+Dependencies point down this list's inverse: run/ uses everything, score/ uses
+evidence/ and suite/, nothing uses run/ but the command line. tests/test_layout.py
+checks that the folders marked pure (and those importing no I/O) keep to it.
 """

@@ -20,8 +20,8 @@ from ajantik_cdp.gauntlet.evidence.run_data import (
     RunSpec,
     Timings,
 )
-from ajantik_cdp.gauntlet.executor import ShopAccess
-from ajantik_cdp.gauntlet.run_harness import Worker, run_once
+from ajantik_cdp.gauntlet.run.executor import ShopAccess
+from ajantik_cdp.gauntlet.run.run_harness import Worker, run_once
 from ajantik_shop import ShopHarness
 
 

@@ -24,9 +24,9 @@ from typing import Any
 from ajantik_cdp import __version__
 from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.gauntlet.evidence.run_data import RunSpec
-from ajantik_cdp.gauntlet.executor import Executor, ShopAccess
-from ajantik_cdp.gauntlet.local_executor import LocalExecutor
 from ajantik_cdp.gauntlet.report.report_page import render_report
+from ajantik_cdp.gauntlet.run.executor import Executor, ShopAccess
+from ajantik_cdp.gauntlet.run.local_executor import LocalExecutor
 from ajantik_cdp.gauntlet.score.results_file import RunContext, encode_results, results_data
 from ajantik_cdp.gauntlet.score.scoring import Scored, score
 from ajantik_cdp.gauntlet.score.suite_summary import Summary, summarise_suite

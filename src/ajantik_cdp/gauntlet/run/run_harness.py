@@ -27,7 +27,6 @@ from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.faults import parse_fault
 from ajantik_cdp.core.record_schema import BlockLine, RequestLine
 from ajantik_cdp.core.rules import is_write
-from ajantik_cdp.gauntlet.command_agent import agent_env, run_command
 from ajantik_cdp.gauntlet.evidence.claim_line import no_claim
 from ajantik_cdp.gauntlet.evidence.run_data import (
     AgentOutcome,
@@ -39,6 +38,7 @@ from ajantik_cdp.gauntlet.evidence.run_data import (
     Timings,
 )
 from ajantik_cdp.gauntlet.reference.reference_agent import ReferenceAgent
+from ajantik_cdp.gauntlet.run.command_agent import agent_env, run_command
 from ajantik_cdp.gauntlet.suite.suite_file import CommandAgent
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, shop_variant
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
