@@ -29,7 +29,8 @@ from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.record_schema import RequestLine, encode
 from ajantik_cdp.core.redaction import Redactor
 from ajantik_cdp.local_http import start_app
-from ajantik_cdp.proxy.server import GuardOptions, GuardServer
+from ajantik_cdp.proxy.running import running_guard
+from ajantik_cdp.proxy.server import GuardOptions
 
 BODY = json.dumps({
     "record": "R-101", "name": "Ada Lovelace", "address": {"street": "12 Analytical Row",
@@ -84,13 +85,11 @@ async def timed_writes(pw: Any, cdp_url: str, page_url: str, n: int) -> list[flo
 
 async def through_guard(pw: Any, chrome: ChromeProcess, page_url: str, n: int,
                         record: Path | None) -> list[float]:
-    guard = GuardServer(GuardOptions(upstream=chrome.http_url, config=parse_config({}), port=0,
-                                     record_path=record, install_signal_handlers=False))
-    await guard.start()
-    try:
-        return await timed_writes(pw, f"http://127.0.0.1:{guard.port}", page_url, n)
-    finally:
-        await guard.shutdown("bench finished", 1000)
+    async with running_guard(GuardOptions(upstream=chrome.http_url, config=parse_config({}),
+                                          port=0, record_path=record,
+                                          install_signal_handlers=False),
+                             "bench finished") as guard:
+        return await timed_writes(pw, guard.url, page_url, n)
 
 
 def redaction_cost_us(samples: int = 2000) -> float:

@@ -12,6 +12,7 @@ that refuses to run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -25,6 +26,7 @@ import pytest_asyncio
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.faults import parse_fault
+from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
 from ajantik_cdp.record.reader import load_record
 from tests.support.site import HitSite
@@ -135,6 +137,7 @@ def origin_rule(origin: str) -> str:
 @pytest_asyncio.fixture(loop_scope="session")
 async def guard(chrome: ChromeProcess, tmp_path: Path) -> AsyncIterator[GuardFactory]:
     started: list[RunningGuard] = []
+    stack = contextlib.AsyncExitStack()
 
     async def start(config: dict[str, Any] | None = None, *, fault: str | None = None,
                     fault_at: int = 1, upstream: str | None = None,
@@ -149,12 +152,10 @@ async def guard(chrome: ChromeProcess, tmp_path: Path) -> AsyncIterator[GuardFac
             install_signal_handlers=False,
             **options,
         )
-        server = GuardServer(opts)
-        await server.start()
-        running = RunningGuard(server, record)
+        handle = await stack.enter_async_context(running_guard(opts, "test finished"))
+        running = RunningGuard(handle.server, record)
         started.append(running)
         return running
 
     yield start
-    for running in started:
-        await running.server.shutdown("test finished", 1000)
+    await stack.aclose()

@@ -7,7 +7,6 @@ What it reports comes from the page server's own hit log, not from the guard or 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,7 +18,8 @@ from ajantik_cdp.browser.launch import start_chrome_async
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.record_schema import BlockLine, RequestLine
 from ajantik_cdp.local_http import start_app
-from ajantik_cdp.proxy.server import GuardOptions, GuardServer
+from ajantik_cdp.proxy.running import running_guard
+from ajantik_cdp.proxy.server import GuardOptions
 from ajantik_cdp.record.reader import load_record
 
 PAGE = """<!doctype html>
@@ -85,41 +85,39 @@ async def run_walkthrough(out_dir: Path, say: Callable[[str], None]) -> bool:
     chrome = await start_chrome_async()
     say(f"2. Headless Chromium is running; its debugging port is {chrome.port} (the skill "
         "is never told it).")
-    guard = GuardServer(GuardOptions(upstream=chrome.http_url, config=parse_config(config_data),
-                                     port=0, record_path=record, install_signal_handlers=False))
+    options = GuardOptions(upstream=chrome.http_url, config=parse_config(config_data), port=0,
+                           record_path=record, install_signal_handlers=False)
     ok = False
     try:
-        await guard.start()
-        say(f"3. The guard is in front with {config_data}.")
-        say(f"   The skill connects to CDP_URL=http://127.0.0.1:{guard.port}, as it would to "
-            "Chrome.")
-        async with async_playwright() as pw:
-            browser = await pw.chromium.connect_over_cdp(f"http://127.0.0.1:{guard.port}")
-            context = await browser.new_context()
-            page = await context.new_page()
-            await page.goto(origin + "/")
-            status = page.get_by_role("status")
-            await page.get_by_role("button", name="Save draft").click()
-            await page.wait_for_function("document.getElementById('status').textContent "
-                                         "!== 'idle'")
-            saved = await status.text_content()
-            await page.get_by_role("button", name="Submit filing").click()
-            await page.wait_for_function("document.getElementById('status').textContent"
-                                         ".startsWith('/api/submission')")
-            submitted = await status.text_content()
-            await context.close()
-            await browser.close()
-        draft_hits = site.hits.count(("POST", "/api/draft"))
-        submit_hits = site.hits.count(("POST", "/api/submission"))
-        say(f"4. The skill pressed 'Save draft'. The page says: {saved!r}.")
-        say(f"   The site's own log has {draft_hits} POST /api/draft: the allowed write landed.")
-        say(f"5. The skill pressed 'Submit filing'. The page says: {submitted!r}.")
-        say(f"   The site's own log has {submit_hits} POST /api/submission: the denied write "
-            "never left Chrome (net::ERR_BLOCKED_BY_CLIENT).")
-        ok = draft_hits == 1 and submit_hits == 0 and "failed" in (submitted or "")
+        async with running_guard(options, "walkthrough finished") as guard:
+            say(f"3. The guard is in front with {config_data}.")
+            say(f"   The skill connects to CDP_URL={guard.url}, as it would to Chrome.")
+            async with async_playwright() as pw:
+                browser = await pw.chromium.connect_over_cdp(guard.url)
+                context = await browser.new_context()
+                page = await context.new_page()
+                await page.goto(origin + "/")
+                status = page.get_by_role("status")
+                await page.get_by_role("button", name="Save draft").click()
+                await page.wait_for_function("document.getElementById('status').textContent "
+                                             "!== 'idle'")
+                saved = await status.text_content()
+                await page.get_by_role("button", name="Submit filing").click()
+                await page.wait_for_function("document.getElementById('status').textContent"
+                                             ".startsWith('/api/submission')")
+                submitted = await status.text_content()
+                await context.close()
+                await browser.close()
+            draft_hits = site.hits.count(("POST", "/api/draft"))
+            submit_hits = site.hits.count(("POST", "/api/submission"))
+            say(f"4. The skill pressed 'Save draft'. The page says: {saved!r}.")
+            say(f"   The site's own log has {draft_hits} POST /api/draft: the allowed write "
+                "landed.")
+            say(f"5. The skill pressed 'Submit filing'. The page says: {submitted!r}.")
+            say(f"   The site's own log has {submit_hits} POST /api/submission: the denied write "
+                "never left Chrome (net::ERR_BLOCKED_BY_CLIENT).")
+            ok = draft_hits == 1 and submit_hits == 0 and "failed" in (submitted or "")
     finally:
-        with contextlib.suppress(Exception):
-            await guard.shutdown("walkthrough finished", 1000)
         chrome.close()
         await site.stop()
     parsed = load_record(record).lines

@@ -28,7 +28,8 @@ from ajantik_cdp.judge.adapter_loader import Adapter, load_adapter
 from ajantik_cdp.judge.judging import judge
 from ajantik_cdp.judge.verdict_file import Source, Sources, encode_verdicts, verdicts_data
 from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
-from ajantik_cdp.proxy.server import GuardOptions, GuardServer
+from ajantik_cdp.proxy.running import running_guard
+from ajantik_cdp.proxy.server import GuardOptions
 from portal_pilot.portal import PASSWORD, USERNAME, Portal
 from portal_pilot.scripted_skills import SKILLS
 from portal_pilot.task import SKILL_DIR, FilingTask, load_task
@@ -105,20 +106,16 @@ async def run_one(pw: Any, chrome: ChromeProcess, spec: RunSpec, files: RunFiles
     portal = Portal()
     await portal.start()
     try:
-        guard = GuardServer(GuardOptions(
+        async with running_guard(GuardOptions(
             upstream=chrome.http_url, config=guard_config(portal.origin), port=0,
             record_path=files.record, install_signal_handlers=False,
             fault=parse_fault(spec.fault_text) if spec.fault_text else None,
-        ))
-        await guard.start()
-        try:
-            report, error = await asyncio.wait_for(
-                _drive(pw, f"http://127.0.0.1:{guard.port}", spec, portal.origin, tasks),
-                RUN_TIMEOUT)
-        except TimeoutError:
-            report, error = "", f"the run took longer than {RUN_TIMEOUT:g}s"
-        finally:
-            await guard.shutdown("demo run finished", 1000)
+        ), "demo run finished") as guard:
+            try:
+                report, error = await asyncio.wait_for(
+                    _drive(pw, guard.url, spec, portal.origin, tasks), RUN_TIMEOUT)
+            except TimeoutError:
+                report, error = "", f"the run took longer than {RUN_TIMEOUT:g}s"
         files.report.write_text(report, encoding="utf-8")
         judgement = judge(adapter, Record.read(files.record), Report(report, files.report))
         truth = registry_truth(portal)

@@ -103,6 +103,7 @@ class GuardServer:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._stop_reason = "stopped"
+        self._shut_down = False
 
     # -- start --------------------------------------------------------------------------
 
@@ -245,6 +246,9 @@ class GuardServer:
         self._stop.set()
 
     async def shutdown(self, reason: str, close_code: int) -> None:
+        if self._shut_down:  # a caller may stop early to read the record; the end is once
+            return
+        self._shut_down = True
         links = list(self.links)
         await asyncio.gather(*(link.close(close_code, reason) for link in links),
                              return_exceptions=True)

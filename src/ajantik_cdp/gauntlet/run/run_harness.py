@@ -41,7 +41,8 @@ from ajantik_cdp.gauntlet.reference.reference_agent import ReferenceAgent
 from ajantik_cdp.gauntlet.run.command_agent import agent_env, run_command
 from ajantik_cdp.gauntlet.suite.suite_file import CommandAgent
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, shop_variant
-from ajantik_cdp.proxy.server import GuardOptions, GuardServer
+from ajantik_cdp.proxy.running import running_guard
+from ajantik_cdp.proxy.server import GuardOptions
 from ajantik_cdp.record.reader import MissingRecord, RecordReadError, load_record
 from ajantik_shop import ShopHarness, new_context, new_page, setup_from_data
 
@@ -209,7 +210,7 @@ async def run_once(spec: RunSpec, worker: Worker) -> RunResult:
     notes: list[str] = []
     fault = FAULT_VARIANTS.get(spec.variant)
     token: str | None = None
-    guard: GuardServer | None = None
+    guard = contextlib.AsyncExitStack()
     browser: Any = None
     context: Any = None
     crashed: list[str] = []
@@ -231,12 +232,12 @@ async def run_once(spec: RunSpec, worker: Worker) -> RunResult:
         try:
             async with asyncio.timeout(SETUP_TIMEOUT):
                 if fault is not None:
-                    guard = GuardServer(GuardOptions(
+                    running = await guard.enter_async_context(running_guard(GuardOptions(
                         upstream=cdp_url, config=parse_config({}), port=0,
                         record_path=folder / RECORD, install_signal_handlers=False,
-                        fault=parse_fault(fault.fault_text(token), fault.at)))
-                    await guard.start()
-                    cdp_url = f"http://127.0.0.1:{guard.port}"
+                        fault=parse_fault(fault.fault_text(token), fault.at)),
+                        "gauntlet run finished"))
+                    cdp_url = running.url
                 browser = await worker.playwright.chromium.connect_over_cdp(cdp_url)
                 context = await new_context(browser, setup)
                 page = await new_page(context, setup)
@@ -296,7 +297,7 @@ async def run_once(spec: RunSpec, worker: Worker) -> RunResult:
         screenshot=screenshot, notes=tuple(notes))
 
 
-async def _teardown(context: Any, browser: Any, guard: GuardServer | None) -> None:
+async def _teardown(context: Any, browser: Any, guard: contextlib.AsyncExitStack) -> None:
     # Each step on its own: a dead browser must not keep the guard running.
     if context is not None:
         with contextlib.suppress(Exception):
@@ -304,6 +305,5 @@ async def _teardown(context: Any, browser: Any, guard: GuardServer | None) -> No
     if browser is not None:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(browser.close(), 10)
-    if guard is not None:
-        with contextlib.suppress(Exception):
-            await guard.shutdown("gauntlet run finished", 1000)
+    with contextlib.suppress(Exception):
+        await guard.aclose()
