@@ -44,7 +44,7 @@ async def test_a_browser_crash_is_infrastructure_and_the_worker_recovers(
                 if started.exists():
                     break
                 await asyncio.sleep(0.05)
-            chrome = executor.pool[0].chrome
+            chrome = executor.lanes[0].chrome
             assert chrome is not None and started.exists()
             chrome.kill()  # as a crash would
             crashed = await running
@@ -54,7 +54,7 @@ async def test_a_browser_crash_is_infrastructure_and_the_worker_recovers(
     s = score(crashed, expectation())
     assert s.outcome == "excluded"
     assert s.classification is not None and s.classification.rule == "browser_crashed"
-    assert executor.pool == [] and after.infra is None
+    assert executor.lanes == [] and after.infra is None
     assert score(after, expectation()).outcome == "pass"  # on a new Chromium
 
 

@@ -9,7 +9,6 @@ Parallel runs therefore each get a Chromium of their own (a "lane").
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
 import time
@@ -18,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ajantik_cdp.browser.launch import ChromeProcess, start_chrome_async
+from ajantik_cdp.browser.launch import ChromeProcess
+from ajantik_cdp.browser.pool import BrowserPool
 from ajantik_cdp.core.config import GuardConfig, parse_config
 from ajantik_cdp.core.faults import parse_fault
 from ajantik_cdp.demo.agreement import disagreements
@@ -143,35 +143,20 @@ async def run_demo(specs: list[RunSpec], out_dir: Path, progress: Callable[[RunO
 
     adapter = load_adapter(ADAPTER)
     tasks = load_task()
-    own: list[ChromeProcess] = []
-    if chromes is None:
-        count = max(1, min(lanes, len(specs)))
-        started = await asyncio.gather(*(start_chrome_async() for _ in range(count)),
-                                       return_exceptions=True)
-        own = [c for c in started if isinstance(c, ChromeProcess)]
-        errors = [c for c in started if isinstance(c, BaseException)]
-        if errors:
-            for chrome in own:
-                chrome.close()
-            raise errors[0]
-        chromes = own
+    browsers = (BrowserPool.given(chromes) if chromes is not None
+                else await BrowserPool.start(max(1, min(lanes, len(specs)))))
     queue: asyncio.Queue[tuple[int, RunSpec]] = asyncio.Queue()
     for item in enumerate(specs):
         queue.put_nowait(item)
     outcomes: dict[int, RunOutcome] = {}
-    try:
-        async with async_playwright() as pw:
-            async def lane(chrome: ChromeProcess) -> None:
-                while not queue.empty():
-                    index, spec = queue.get_nowait()
-                    outcome = await run_one(pw, chrome, spec, RunFiles(out_dir / spec.slug),
-                                            adapter, tasks)
-                    outcomes[index] = outcome
-                    progress(outcome)
+    async with browsers, async_playwright() as pw:
+        async def lane(chrome: ChromeProcess) -> None:
+            while not queue.empty():
+                index, spec = queue.get_nowait()
+                outcome = await run_one(pw, chrome, spec, RunFiles(out_dir / spec.slug),
+                                        adapter, tasks)
+                outcomes[index] = outcome
+                progress(outcome)
 
-            await asyncio.gather(*(lane(c) for c in chromes))
-    finally:
-        for chrome in own:
-            with contextlib.suppress(Exception):
-                chrome.close()
+        await asyncio.gather(*(lane(c) for c in browsers.chromes))
     return [outcomes[i] for i in sorted(outcomes)]

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import jinja2
 import orjson
 
 from ajantik_cdp.core.record_schema import BlockLine, RecordLine, RequestLine
 from ajantik_cdp.core.verdicts import DEFAULT_FAIL_ON
+from ajantik_cdp.html_pages import render_page_template
 from ajantik_cdp.judge.judging import Judgement
 from ajantik_cdp.judge.verdict_file import Sources
 
@@ -141,14 +141,5 @@ def _pretty(line: RecordLine) -> str:
     return orjson.dumps(_shorten(data), option=orjson.OPT_INDENT_2).decode()
 
 
-_env = jinja2.Environment(
-    loader=jinja2.PackageLoader("ajantik_cdp.judge", "templates"),
-    autoescape=True,
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-
-
 def render_page(page: Page) -> str:
-    return _env.get_template("verdicts.html.j2").render(page=page)
+    return render_page_template("judge/templates/verdicts.html.j2", page=page)

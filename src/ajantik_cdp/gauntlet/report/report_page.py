@@ -14,9 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import jinja2
-
 from ajantik_cdp.gauntlet.score.classifier import CATEGORIES, RULES
+from ajantik_cdp.html_pages import render_page_template
 
 MAX_STATE_TEXT = 20_000
 
@@ -111,10 +110,6 @@ def page_data(data: Mapping[str, Any], screenshots: Mapping[str, bytes]) -> dict
     }
 
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("ajantik_cdp.gauntlet.report", "templates"),
-    autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-
-
 def render_report(data: Mapping[str, Any], screenshots: Mapping[str, bytes]) -> str:
-    return _ENV.get_template("report.html.j2").render(**page_data(data, screenshots))
+    return render_page_template("gauntlet/report/templates/report.html.j2",
+                                **page_data(data, screenshots))

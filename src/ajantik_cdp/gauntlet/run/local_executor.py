@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 from typing import Any
 
-from ajantik_cdp.browser.launch import ChromeProcess, start_chrome_async
+from ajantik_cdp.browser.launch import ChromeProcess
+from ajantik_cdp.browser.pool import BrowserPool
 from ajantik_cdp.gauntlet.evidence.claim_line import no_claim
 from ajantik_cdp.gauntlet.evidence.run_data import (
     AgentOutcome,
@@ -37,8 +38,9 @@ class LocalExecutor:
         self._shop = shop
         self._playwright_cm: Any = None
         self._harness: ShopHarness | None = None
+        self._browsers: BrowserPool | None = None
         self._idle: asyncio.Queue[Worker] = asyncio.Queue()
-        self.pool: list[Worker] = []
+        self.lanes: list[Worker] = []
         self.browser_version = "unknown"
 
     @property
@@ -47,7 +49,7 @@ class LocalExecutor:
 
     @property
     def notes(self) -> list[str]:
-        return [n for w in self.pool for n in w.notes]
+        return [n for w in self.lanes for n in w.notes]
 
     async def start(self) -> None:
         from playwright.async_api import async_playwright
@@ -56,24 +58,13 @@ class LocalExecutor:
         playwright = await self._playwright_cm.__aenter__()
         self._harness = ShopHarness(self._shop.base_url, self._shop.secret)
         try:
-            if self._given:
-                chromes, own = list(self._given), False
-            else:
-                started = await asyncio.gather(
-                    *(start_chrome_async() for _ in range(self._count)),
-                    return_exceptions=True)
-                chromes = [c for c in started if isinstance(c, ChromeProcess)]
-                own = True
-                errors = [c for c in started if isinstance(c, BaseException)]
-                if errors:
-                    for c in chromes:
-                        c.close()
-                    raise errors[0]
-            for i, chrome in enumerate(chromes):
-                worker = Worker(i, playwright, self._harness, chrome, own_chrome=own)
-                self.pool.append(worker)
+            self._browsers = (BrowserPool.given(self._given) if self._given
+                              else await BrowserPool.start(self._count))
+            for i in range(len(self._browsers.chromes)):
+                worker = Worker(i, playwright, self._harness, self._browsers)
+                self.lanes.append(worker)
                 self._idle.put_nowait(worker)
-            await asyncio.gather(*(self._warm_up(w) for w in self.pool))
+            await asyncio.gather(*(self._warm_up(w) for w in self.lanes))
         except BaseException:
             await self.close()
             raise
@@ -81,7 +72,6 @@ class LocalExecutor:
     async def _warm_up(self, worker: Worker) -> None:
         """A fresh Chromium's first context and page load cost seconds; pay them here,
         not in the first run's setup time."""
-        assert worker.chrome is not None
         with contextlib.suppress(Exception):
             browser = await worker.playwright.chromium.connect_over_cdp(
                 worker.chrome.http_url)
@@ -106,11 +96,10 @@ class LocalExecutor:
             self._idle.put_nowait(worker)
 
     async def close(self) -> None:
-        for worker in self.pool:
-            if worker.own_chrome and worker.chrome is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.to_thread(worker.chrome.close)
-        self.pool.clear()
+        self.lanes.clear()
+        if self._browsers is not None:
+            await self._browsers.close()
+            self._browsers = None
         if self._harness is not None:
             await self._harness.close()
             self._harness = None

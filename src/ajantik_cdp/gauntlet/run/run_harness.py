@@ -22,7 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ajantik_cdp.browser.launch import ChromeProcess, start_chrome_async
+from ajantik_cdp.browser.launch import ChromeProcess
+from ajantik_cdp.browser.pool import BrowserPool
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.faults import parse_fault
 from ajantik_cdp.core.record_schema import BlockLine, RequestLine
@@ -63,32 +64,30 @@ class Infra(Exception):
 
 @dataclass
 class Worker:
-    """One lane: its own Chromium, used by one run at a time. A guard keeps a session on
-    every target of its browser, so runs sharing a browser would see each other's faults."""
+    """One lane: the pool's Chromium at ``index``, used by one run at a time. A guard keeps
+    a session on every target of its browser, so runs sharing a browser would see each
+    other's faults."""
 
     index: int
     playwright: Any
     shop: ShopHarness
-    chrome: ChromeProcess | None = None
-    own_chrome: bool = True
-    restarts: int = 0
+    browsers: BrowserPool
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def chrome(self) -> ChromeProcess:
+        return self.browsers.chromes[self.index]
+
     def chrome_alive(self) -> bool:
-        return self.chrome is not None and self.chrome.proc.poll() is None
+        return self.browsers.alive(self.index)
 
     async def ensure_chrome(self) -> ChromeProcess:
-        if self.chrome is not None and self.chrome_alive():
+        if self.chrome_alive():
             return self.chrome
-        if self.chrome is not None:
-            if not self.own_chrome:
-                raise Infra("browser", "the shared Chromium is gone")
-            with contextlib.suppress(Exception):
-                self.chrome.close()
-            self.restarts += 1
-            self.notes.append(f"worker {self.index}: Chromium was gone; started a new one")
-        self.chrome = await start_chrome_async()
-        return self.chrome
+        if not self.browsers.own:
+            raise Infra("browser", "the shared Chromium is gone")
+        self.notes.append(f"worker {self.index}: Chromium was gone; started a new one")
+        return await self.browsers.replace(self.index)
 
 
 def _folder(path: str) -> Path:
