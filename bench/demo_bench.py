@@ -2,7 +2,7 @@
 
     python bench/demo_bench.py [--rounds 3]
 
-Rounds alternate jobs=1 and jobs=2 so both see the same load. Prints, per setting, the
+Rounds alternate workers=1 and workers=2 so both see the same load. Prints, per setting, the
 median wall time and the median CPU time (this process and every child it reaped:
 Chromium, Playwright's driver), plus the load average, because on a shared machine the
 wall time says more about the neighbours than about the demo. The target is under a
@@ -31,10 +31,10 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def one(jobs: int) -> tuple[float, float, bool]:
+def one(workers: int) -> tuple[float, float, bool]:
     with tempfile.TemporaryDirectory(prefix="ajantik-demo-bench-") as tmp:
         cpu0, t0 = cpu_seconds(), time.monotonic()
-        outcomes = asyncio.run(run_demo(plan(), Path(tmp), lambda o: None, lanes=jobs))
+        outcomes = asyncio.run(run_demo(plan(), Path(tmp), lambda o: None, lanes=workers))
         wall, cpu = time.monotonic() - t0, cpu_seconds() - cpu0
     return wall, cpu, all(c.holds for c in conclusions(outcomes))
 
@@ -46,15 +46,15 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
     for r in range(args.rounds):
-        for jobs in (1, 2):
+        for workers in (1, 2):
             load = os.getloadavg()[0]
-            wall, cpu, ok = one(jobs)
-            results[jobs].append((wall, cpu))
-            print(f"round {r + 1} jobs={jobs}: {wall:5.1f}s wall {cpu:5.1f}s CPU "
+            wall, cpu, ok = one(workers)
+            results[workers].append((wall, cpu))
+            print(f"round {r + 1} workers={workers}: {wall:5.1f}s wall {cpu:5.1f}s CPU "
                   f"(load {load:.1f}){'' if ok else '  CONCLUSIONS FAILED'}", flush=True)
     print(f"{'':8}{'median wall':>14}{'median CPU':>14}")
-    for jobs, rows in results.items():
-        print(f"jobs={jobs:<3}{statistics.median(w for w, _ in rows):13.1f}s"
+    for workers, rows in results.items():
+        print(f"workers={workers:<3}{statistics.median(w for w, _ in rows):13.1f}s"
               f"{statistics.median(c for _, c in rows):13.1f}s")
     print(f"cores: {os.cpu_count()}, load average now: {os.getloadavg()[0]:.1f}")
 

@@ -18,7 +18,7 @@ def agent_line(preset: str | None = None, command: str | None = None) -> str:
 
 
 def write_suite(folder: Path, name: str, *, variants: list[str], preset: str | None = None,
-                command: str | None = None, repetitions: int = 1, concurrency: int = 2,
+                command: str | None = None, repetitions: int = 1, workers: int = 2,
                 deadline: float = 60, reliability: float = 0.9) -> Path:
     path = folder / f"{name}.yaml"
     path.write_text(
@@ -27,7 +27,7 @@ def write_suite(folder: Path, name: str, *, variants: list[str], preset: str | N
         f"{agent_line(preset, command)}\n"
         "task:\n  name: Checkout\n  description: >\n    " + TASK + "\n"
         f"variants: [{', '.join(variants)}]\n"
-        f"repetitions: {repetitions}\nconcurrency: {concurrency}\ndeadline: {deadline}\n"
+        f"repetitions: {repetitions}\nworkers: {workers}\ndeadline: {deadline}\n"
         f"thresholds: {{reliability: {reliability}}}\n", encoding="utf-8")
     return path
 

@@ -25,7 +25,7 @@ def suite_text(**overrides: str) -> str:
         "task": f"task:\n  name: Checkout\n  description: >\n    {TASK}",
         "variants": "variants: [baseline, cookie_popup, phantom_add_to_cart]",
         "repetitions": "repetitions: 3",
-        "concurrency": "concurrency: 4",
+        "workers": "workers: 4",
         "thresholds": "thresholds: {reliability: 0.9}",
     }
     parts.update(overrides)
@@ -36,7 +36,7 @@ def test_the_issue_suite_loads() -> None:
     s = parse_suite(suite_text())
     assert s.agent == ReferenceAgent("reference")
     assert s.variants == ("baseline", "cookie_popup", "phantom_add_to_cart")
-    assert (s.repetitions, s.concurrency, s.run_count) == (3, 4, 9)
+    assert (s.repetitions, s.workers, s.run_count) == (3, 4, 9)
     assert s.thresholds.reliability == 0.9 and s.thresholds.max_silent_wrong == 0
     assert s.task.expect_source == "description"
     assert s.task.expect.stage == "review"
@@ -56,7 +56,7 @@ def test_every_problem_is_reported_in_one_message() -> None:
         agent="agent: {type: reference, preset: clever}",
         variants="variants: [baseline, rainy_day, baseline]",
         repetitions="repetitions: 0",
-        concurrency="concurrency: many",
+        workers="workers: many",
         thresholds="thresholds: {reliability: 1.5, colour: red}",
     )
     with pytest.raises(SuiteError) as err:
@@ -67,8 +67,21 @@ def test_every_problem_is_reported_in_one_message() -> None:
     assert message.startswith("gauntlet.yaml: 8 problems: ")
     assert "\n" not in message
     for words in ("version", "clever", "rainy_day", "listed twice", "repetitions",
-                  "concurrency", "thresholds.reliability", "thresholds.colour"):
+                  "workers", "thresholds.reliability", "thresholds.colour"):
         assert words in message
+
+
+def test_the_old_name_of_workers_is_still_read_with_a_note() -> None:
+    s = parse_suite(suite_text(workers="concurrency: 3"))
+    assert s.workers == 3 and any("now called workers" in w for w in s.warnings)
+    assert not any("workers" in w for w in parse_suite(suite_text()).warnings)
+    with pytest.raises(SuiteError) as err:  # both: which one did the writer mean?
+        parse_suite(suite_text(workers="workers: 4\nconcurrency: 3"))
+    assert err.value.problems == ["concurrency: is the old name of workers: give only "
+                                  "workers"]
+    with pytest.raises(SuiteError) as err:  # the old name is checked as the new one is
+        parse_suite(suite_text(workers="concurrency: 99"))
+    assert "workers" in str(err.value)
 
 
 def test_yaml_errors_say_where() -> None:

@@ -39,11 +39,13 @@ def prepare_out_dir(out_dir: Path) -> None:
               type=click.Path(path_type=Path),
               help="Folder for the records, reports, verdicts and report.html. A folder "
               "from an earlier demo is replaced; any other non-empty folder is refused.")
-@click.option("--jobs", default=min(2, os.cpu_count() or 1), show_default=True,
+@click.option("--workers", default=min(2, os.cpu_count() or 1), show_default=True,
               type=click.IntRange(1, 4),
               help="Runs at a time, each on a headless Chromium of its own.")
+# The old spelling, before `--workers` was the one name (as in `ajantik gauntlet`).
+@click.option("--jobs", "old_jobs", type=click.IntRange(1, 4), hidden=True)
 @click.option("-v", "--verbose", is_flag=True, help="Show the guards' log lines.")
-def demo_command(out_dir: Path, jobs: int, verbose: bool) -> int:
+def demo_command(out_dir: Path, workers: int, old_jobs: int | None, verbose: bool) -> int:
     """Crash-test two scripted skills on a local registry portal and judge every run.
 
     Starts the portal-pilot example (a registry portal on loopback), headless Chromium
@@ -57,6 +59,9 @@ def demo_command(out_dir: Path, jobs: int, verbose: bool) -> int:
     Exit code 0 when the demo showed what it claims (see the conclusions it prints),
     1 otherwise.
     """
+    if old_jobs is not None:
+        click.echo(f"{NAME}: note: --jobs is now --workers", err=True)
+        workers = old_jobs
     configure("ajantik cdp", verbose)
     if not verbose:
         # The guards log every fault they inject; the matrix already says so.
@@ -68,7 +73,7 @@ def demo_command(out_dir: Path, jobs: int, verbose: bool) -> int:
     prepare_out_dir(out_dir)
     specs = plan()
     console = Console(highlight=False)
-    click.echo(f"{NAME}: {len(specs)} runs ({jobs} at a time), writing to {out_dir}/")
+    click.echo(f"{NAME}: {len(specs)} runs ({workers} at a time), writing to {out_dir}/")
     done: list[RunOutcome] = []
 
     def progress(o: RunOutcome) -> None:
@@ -81,7 +86,7 @@ def demo_command(out_dir: Path, jobs: int, verbose: bool) -> int:
 
     started = time.monotonic()
     try:
-        outcomes = asyncio.run(run_demo(specs, out_dir, progress, lanes=jobs))
+        outcomes = asyncio.run(run_demo(specs, out_dir, progress, workers=workers))
     except (BrowserNotFound, ChromeStartError, GuardStartError) as exc:
         raise CommandFailed(NAME, str(exc), 1) from None
     seconds = time.monotonic() - started

@@ -100,7 +100,7 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     except OutputFolderError as exc:
         raise CommandFailed(command, str(exc), 2) from None
     console = _console()
-    count = min(workers or suite.concurrency, suite.run_count)
+    count = min(workers or suite.workers, suite.run_count)
     for warning in suite.warnings:
         click.echo(f"note: {warning}")
     click.echo(f"{command}: {suite.name}: {suite.agent.describe()}, {len(suite.variants)} "
@@ -155,7 +155,7 @@ OUT = click.option("--out", "out_dir", default="gauntlet-results", show_default=
                    "any other non-empty folder is refused.")
 WORKERS = click.option("--workers", type=click.IntRange(1, 16), default=None,
                        help="Runs at a time, each on a headless Chromium of its own "
-                       "[default: the suite's concurrency].")
+                       "[default: the suite's workers].")
 VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Show the guards' log lines.")
 
 
@@ -284,7 +284,7 @@ def doctor_command(suite_file: Path | None, no_launch: bool) -> int:
                    f"{dict(e.cart)}, coupon {e.coupon}, checkout {dict(e.checkout)}, "
                    f"stage {e.stage}, no purchase; total {e.total_cents() / 100:.2f} EUR")
         click.echo(f"  {len(suite.variants)} variants x {suite.repetitions} repetitions = "
-                   f"{suite.run_count} runs, {suite.concurrency} at a time, "
+                   f"{suite.run_count} runs, {suite.workers} at a time, "
                    f"{suite.deadline:g}s each at most")
         for w in suite.warnings:
             click.echo(f"  note: {w}")

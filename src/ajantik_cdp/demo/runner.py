@@ -135,22 +135,23 @@ async def run_one(pw: Any, chrome: ChromeProcess, spec: RunSpec, files: RunFiles
 
 
 async def run_demo(specs: list[RunSpec], out_dir: Path, progress: Callable[[RunOutcome], None],
-                   *, lanes: int = 2, chromes: list[ChromeProcess] | None = None
+                   *, workers: int = 2, chromes: list[ChromeProcess] | None = None
                    ) -> list[RunOutcome]:
     """Run every spec and return the outcomes in plan order. ``chromes``: browsers to use
-    (one lane each; tests pass their shared one); otherwise ``lanes`` are started here."""
+    (one worker each; tests pass their shared one); otherwise ``workers`` are started
+    here."""
     from playwright.async_api import async_playwright
 
     adapter = load_adapter(ADAPTER)
     tasks = load_task()
     browsers = (BrowserPool.given(chromes) if chromes is not None
-                else await BrowserPool.start(max(1, min(lanes, len(specs)))))
+                else await BrowserPool.start(max(1, min(workers, len(specs)))))
     queue: asyncio.Queue[tuple[int, RunSpec]] = asyncio.Queue()
     for item in enumerate(specs):
         queue.put_nowait(item)
     outcomes: dict[int, RunOutcome] = {}
     async with browsers, async_playwright() as pw:
-        async def lane(chrome: ChromeProcess) -> None:
+        async def worker(chrome: ChromeProcess) -> None:
             while not queue.empty():
                 index, spec = queue.get_nowait()
                 outcome = await run_one(pw, chrome, spec, RunFiles(out_dir / spec.slug),
@@ -158,5 +159,5 @@ async def run_demo(specs: list[RunSpec], out_dir: Path, progress: Callable[[RunO
                 outcomes[index] = outcome
                 progress(outcome)
 
-        await asyncio.gather(*(lane(c) for c in browsers.chromes))
+        await asyncio.gather(*(worker(c) for c in browsers.chromes))
     return [outcomes[i] for i in sorted(outcomes)]

@@ -69,9 +69,9 @@ def result_order(suite: Suite, runs: list[Scored]) -> list[Scored]:
 
 async def run_suite(suite: Suite, executor: Executor, specs: list[RunSpec],
                     on_done: Callable[[Scored], None]) -> None:
-    """Run every spec; scored runs go to ``on_done`` in the order they finish. The
-    executor's workers set the concurrency (the suite's ``concurrency`` is how many
-    workers the command starts unless ``--workers`` says otherwise)."""
+    """Run every spec; scored runs go to ``on_done`` in the order they finish, at most
+    as many at a time as the executor has workers (the suite's ``workers`` unless
+    ``--workers`` says otherwise)."""
     gate = asyncio.Semaphore(max(1, executor.workers))
 
     async def one(spec: RunSpec) -> None:

@@ -17,7 +17,7 @@ task:
     Name: Ada Lovelace and City: London, continue to review, and stop before payment.
 variants: all          # the 11 UI variants of the shop and the 4 write faults
 repetitions: 2
-concurrency: 4         # one headless Chromium per worker
+workers: 4             # runs at a time, one headless Chromium each
 deadline: 60           # seconds per run
 thresholds: {reliability: 0.9}   # overall and for every variant; silent wrong must be 0
 """

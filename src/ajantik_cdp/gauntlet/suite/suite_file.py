@@ -11,7 +11,7 @@ and says where it lives (relative paths in a command agent are resolved against 
       description: Add Aurora Headphones to cart, ... and stop before payment.
     variants: [baseline, cookie_popup, phantom_add_to_cart]      # or: all
     repetitions: 3
-    concurrency: 4
+    workers: 4                                      # runs at a time
     thresholds: {reliability: 0.9}
 """
 
@@ -36,11 +36,14 @@ from ajantik_cdp.gauntlet.suite.variant_set import ALL_VARIANTS
 SUITE_VERSION = 1
 PRESETS = ("naive", "reference", "resilient")
 GATES = ("estimate", "lower_bound")
-TOP_KEYS = ("version", "name", "agent", "task", "variants", "repetitions", "concurrency",
+TOP_KEYS = ("version", "name", "agent", "task", "variants", "repetitions", "workers",
             "deadline", "confidence", "thresholds")
-DEFAULTS = {"repetitions": 3, "concurrency": 2, "deadline": 60.0, "confidence": 0.95}
+# The name `workers` had before it was the one name of the CLI, the docs and the file;
+# still read, with a note, so existing suite files keep working.
+OLD_WORKERS_KEY = "concurrency"
+DEFAULTS = {"repetitions": 3, "workers": 2, "deadline": 60.0, "confidence": 0.95}
 MAX_REPETITIONS = 100
-MAX_CONCURRENCY = 16
+MAX_WORKERS = 16
 MAX_DEADLINE = 3600.0
 
 
@@ -106,7 +109,7 @@ class Suite:
     task: TaskSpec
     variants: tuple[str, ...]
     repetitions: int
-    concurrency: int
+    workers: int  # runs at a time, each on a headless Chromium of its own
     deadline: float
     confidence: float
     thresholds: Thresholds
@@ -121,7 +124,7 @@ class Suite:
         return {"version": SUITE_VERSION, "name": self.name, "source": self.source,
                 "agent": self.agent.as_data(), "task": self.task.as_data(),
                 "variants": list(self.variants), "repetitions": self.repetitions,
-                "concurrency": self.concurrency, "deadline": self.deadline,
+                "workers": self.workers, "deadline": self.deadline,
                 "confidence": self.confidence, "thresholds": self.thresholds.as_data()}
 
 
@@ -316,6 +319,16 @@ def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
     if not isinstance(data, Mapping):
         raise SuiteError(source, ["must be a YAML mapping with version, agent, task, "
                                   "variants..."])
+    warnings = []
+    if OLD_WORKERS_KEY in data:
+        old = data[OLD_WORKERS_KEY]
+        data = {k: v for k, v in data.items() if k != OLD_WORKERS_KEY}
+        if "workers" in data:
+            p.add(OLD_WORKERS_KEY, "is the old name of workers: give only workers")
+        else:
+            data["workers"] = old
+            warnings.append(f"{OLD_WORKERS_KEY} is now called workers (the old name is "
+                            "still read)")
     _unknown_keys(p, "", data, TOP_KEYS)
     version = data.get("version")
     if version != SUITE_VERSION:
@@ -325,7 +338,7 @@ def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
     task = _task(p, data.get("task"), agent)
     variants = _variants(p, data.get("variants"))
     repetitions = _number(p, data, "repetitions", 1, MAX_REPETITIONS, whole=True)
-    concurrency = _number(p, data, "concurrency", 1, MAX_CONCURRENCY, whole=True)
+    workers = _number(p, data, "workers", 1, MAX_WORKERS, whole=True)
     deadline = _number(p, data, "deadline", 1, MAX_DEADLINE, whole=False)
     confidence = _number(p, data, "confidence", 0.5, 0.999, whole=False)
     thresholds = _thresholds(p, data.get("thresholds"))
@@ -334,13 +347,12 @@ def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
         p.add("name", "must be text")
     if p.items or agent is None or task is None:
         raise SuiteError(source, p.items or ["incomplete suite"])
-    warnings = []
     if "baseline" not in variants:
         warnings.append("no baseline variant: perturbed runs have nothing to be compared "
                         "with, and steps cannot be compared")
     return Suite(
         name=str(name) if isinstance(name, str) and name.strip() else task.name,
         agent=agent, task=task, variants=variants, repetitions=int(repetitions),
-        concurrency=int(concurrency), deadline=float(deadline),
+        workers=int(workers), deadline=float(deadline),
         confidence=float(confidence), thresholds=thresholds, source=source,
         warnings=tuple(warnings))
