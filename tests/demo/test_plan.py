@@ -10,7 +10,7 @@ import pytest
 from ajantik_cdp.cli.demo_command import MARKER, prepare_out_dir
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.core.verdicts import Said, Verdict, World
-from ajantik_cdp.demo.plan import FAULT_PATTERN, RunOutcome, RunSpec, conclusions, plan
+from ajantik_cdp.demo.plan import FAULT_PATTERN, DemoRun, RunOutcome, conclusions, plan
 from ajantik_cdp.judge.adapter_api import Claim, Damage, Held, Record, Report
 from ajantik_cdp.judge.judging import Judgement, UnitResult
 from tests.support.records import RecordBuilder
@@ -21,8 +21,8 @@ def test_plan_is_both_skills_clean_and_under_every_fault() -> None:
     assert len(specs) == 10
     assert {s.fault for s in specs} == {None, "phantom_success", "transient_error",
                                         "phantom_failure", "session_drop"}
-    assert RunSpec("blind", "phantom_success").fault_text == f"phantom_success:{FAULT_PATTERN}"
-    assert RunSpec("blind", None).fault_text is None
+    assert DemoRun("blind", "phantom_success").fault_text == f"phantom_success:{FAULT_PATTERN}"
+    assert DemoRun("blind", None).fault_text is None
     assert len({s.slug for s in specs}) == 10
 
 
@@ -40,7 +40,7 @@ def _outcome(tmp_path: Path, skill: str, fault: str | None, verdicts: list[Verdi
         units.append(UnitResult(unit, v, World(right), Held.known({}), (), Claim(said, ""),
                                 tuple(d for d in dmg if d.unit == unit)))
     j = Judgement(tuple(units), dmg, (), record, Report(""))
-    return RunOutcome(RunSpec(skill, fault), j, 1.0, ("R-101: differs",) if disagree else (),
+    return RunOutcome(DemoRun(skill, fault), j, 1.0, ("R-101: differs",) if disagree else (),
                       compared_units=len(units))
 
 

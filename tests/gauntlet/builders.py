@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ajantik_cdp.gauntlet.evidence.claim_line import Claim, no_claim
+from ajantik_cdp.gauntlet.evidence.claim_line import AgentClaim, no_claim
 from ajantik_cdp.gauntlet.evidence.run_data import (
     AgentOutcome,
     InfraError,
@@ -53,8 +53,8 @@ def shop_state(*actions: Action, variant: str = "baseline", in_flight: int = 0,
     return evaluator_view(state, env, in_flight=in_flight)
 
 
-def claim(status: str | None, steps: int = 9) -> Claim:
-    return no_claim("none") if status is None else Claim(status, f"{status}.", steps)
+def claim(status: str | None, steps: int = 9) -> AgentClaim:
+    return no_claim("none") if status is None else AgentClaim(status, f"{status}.", steps)
 
 
 def result(variant: str = "baseline", *actions: Action, status: str | None = "completed",

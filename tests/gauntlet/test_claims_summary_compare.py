@@ -1,4 +1,4 @@
-"""Claim lines, suite numbers and thresholds, the results file and compare."""
+"""AgentClaim lines, suite numbers and thresholds, the results file and compare."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from ajantik_cdp.gauntlet.evidence.run_data import RunSpec
 from ajantik_cdp.gauntlet.run.executor import ShopAccess
 from ajantik_cdp.gauntlet.run.local_executor import LocalExecutor
 from ajantik_cdp.gauntlet.score.scoring import score
-from ajantik_cdp.gauntlet.suite.suite_file import CommandAgent, ReferenceAgent
+from ajantik_cdp.gauntlet.suite.suite_file import CommandAgentSpec, ReferenceAgentSpec
 from ajantik_shop import ShopServer
 from tests.gauntlet.builders import TASK, expectation
 from tests.gauntlet.suites import python_command
@@ -22,7 +22,7 @@ from tests.gauntlet.suites import python_command
 pytestmark = pytest.mark.browser
 
 
-def spec(run_id: str, folder: Path, agent: ReferenceAgent | CommandAgent,
+def spec(run_id: str, folder: Path, agent: ReferenceAgentSpec | CommandAgentSpec,
          variant: str = "baseline", deadline: float = 30) -> RunSpec:
     return RunSpec(run_id, "infra-tests", variant, 0, agent, "Checkout", TASK, deadline,
                    str(folder / run_id))
@@ -34,7 +34,7 @@ async def test_a_browser_crash_is_infrastructure_and_the_worker_recovers(
     script = tmp_path / "wait.py"
     script.write_text(f"import pathlib, time\npathlib.Path({str(started)!r}).touch()\n"
                       "time.sleep(30)\n")
-    agent = CommandAgent("wait", tuple(python_command(script).split()), str(tmp_path))
+    agent = CommandAgentSpec("wait", tuple(python_command(script).split()), str(tmp_path))
     async with ShopServer() as shop:
         executor = LocalExecutor(1, ShopAccess(shop.base_url, shop.secret))
         await executor.start()
@@ -48,7 +48,7 @@ async def test_a_browser_crash_is_infrastructure_and_the_worker_recovers(
             assert chrome is not None and started.exists()
             chrome.kill()  # as a crash would
             crashed = await running
-            after = await executor.submit(spec("after", tmp_path, ReferenceAgent("reference")))
+            after = await executor.submit(spec("after", tmp_path, ReferenceAgentSpec("reference")))
         finally:
             await executor.close()
     s = score(crashed, expectation())
@@ -66,7 +66,7 @@ async def test_an_unreachable_shop_is_infrastructure(tmp_path: Path,
     executor = LocalExecutor(1, ShopAccess(f"http://127.0.0.1:{port}", "x"), chromes=[chrome])
     await executor.start()
     try:
-        result = await executor.submit(spec("noshop", tmp_path, ReferenceAgent("reference")))
+        result = await executor.submit(spec("noshop", tmp_path, ReferenceAgentSpec("reference")))
     finally:
         await executor.close()
     s = score(result, expectation())

@@ -9,8 +9,8 @@ import pytest
 
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
 from ajantik_cdp.gauntlet.suite.suite_file import (
-    CommandAgent,
-    ReferenceAgent,
+    CommandAgentSpec,
+    ReferenceAgentSpec,
     SuiteError,
     parse_suite,
 )
@@ -34,7 +34,7 @@ def suite_text(**overrides: str) -> str:
 
 def test_the_issue_suite_loads() -> None:
     s = parse_suite(suite_text())
-    assert s.agent == ReferenceAgent("reference")
+    assert s.agent == ReferenceAgentSpec("reference")
     assert s.variants == ("baseline", "cookie_popup", "phantom_add_to_cart")
     assert (s.repetitions, s.workers, s.run_count) == (3, 4, 9)
     assert s.thresholds.reliability == 0.9 and s.thresholds.max_silent_wrong == 0
@@ -46,8 +46,8 @@ def test_the_demo_suite_is_a_valid_suite_of_every_variant() -> None:
     s = demo_suite()
     assert s.variants == ALL_VARIANTS and len(ALL_VARIANTS) == 15
     assert s.repetitions == 2 and s.thresholds.reliability == 0.9
-    assert parse_suite(DEMO_SUITE_YAML).agent == ReferenceAgent("reference")
-    assert demo_suite("resilient").agent == ReferenceAgent("resilient")
+    assert parse_suite(DEMO_SUITE_YAML).agent == ReferenceAgentSpec("reference")
+    assert demo_suite("resilient").agent == ReferenceAgentSpec("resilient")
 
 
 def test_every_problem_is_reported_in_one_message() -> None:
@@ -107,7 +107,7 @@ def test_a_command_agent_with_an_explicit_expectation() -> None:
               description: Get me a desk lamp in the cart, whatever it takes.
               expect: {cart: {Lumen Desk Lamp: 1}, coupon: null, stage: cart}"""))
     s = parse_suite(text, "suite.yaml", "/work/suites")
-    assert isinstance(s.agent, CommandAgent)
+    assert isinstance(s.agent, CommandAgentSpec)
     assert s.agent.argv == ("python3", "my", "agent.py", "--fast")
     assert s.agent.cwd == "/work/suites"
     assert s.agent.as_data()["env"] == ["MODEL"]  # names only: values may be secrets

@@ -167,7 +167,7 @@ VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Show the guards' l
               help="Use a shop already running (`ajantik shop`) instead of one in this "
               "process; its evaluator secret comes from $AJANTIK_SHOP_SECRET.")
 @VERBOSE
-def run_command(suite_file: Path, out_dir: Path, workers: int | None, shop_url: str | None,
+def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None, shop_url: str | None,
                 verbose: bool) -> int:
     """Run the suite in SUITE_FILE (YAML, version 1; see docs/gauntlet.md).
 
@@ -197,7 +197,7 @@ def run_command(suite_file: Path, out_dir: Path, workers: int | None, shop_url: 
 @click.option("--print-suite", is_flag=True,
               help="Print the demo's suite file (a starting point for yours) and exit.")
 @VERBOSE
-def demo_command(out_dir: Path, workers: int | None, preset: str, repetitions: int,
+def gauntlet_demo_command(out_dir: Path, workers: int | None, preset: str, repetitions: int,
                  print_suite: bool, verbose: bool) -> int:
     """The bundled suite: the reference agent over all 15 variants (11 UI, 4 write
     faults), twice each, against the 0.9 reliability threshold. No network, no API key.

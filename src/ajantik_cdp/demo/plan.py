@@ -24,7 +24,7 @@ FAULT_PATTERN = r"/api/filings/R-102/documents"
 
 
 @dataclass(frozen=True)
-class RunSpec:
+class DemoRun:
     skill: str
     fault: str | None  # a FaultKind value, None for a clean run
 
@@ -42,13 +42,13 @@ class RunSpec:
 
 
 def plan(skills: tuple[str, ...] = SKILLS,
-         faults: tuple[str | None, ...] = FAULTS) -> list[RunSpec]:
-    return [RunSpec(skill, fault) for skill in skills for fault in faults]
+         faults: tuple[str | None, ...] = FAULTS) -> list[DemoRun]:
+    return [DemoRun(skill, fault) for skill in skills for fault in faults]
 
 
 @dataclass(frozen=True)
 class RunOutcome:
-    spec: RunSpec
+    spec: DemoRun
     judgement: Judgement
     seconds: float
     disagreements: tuple[str, ...] = ()  # where the verdicts and the portal's state differ

@@ -22,7 +22,7 @@ from ajantik_cdp.browser.pool import BrowserPool
 from ajantik_cdp.core.config import GuardConfig, parse_config
 from ajantik_cdp.core.faults import parse_fault
 from ajantik_cdp.demo.agreement import disagreements
-from ajantik_cdp.demo.plan import RunOutcome, RunSpec
+from ajantik_cdp.demo.plan import DemoRun, RunOutcome
 from ajantik_cdp.judge.adapter_api import Record, Report
 from ajantik_cdp.judge.adapter_loader import Adapter, load_adapter
 from ajantik_cdp.judge.judging import judge
@@ -81,7 +81,7 @@ async def sign_in(page: Any, origin: str) -> None:
     await page.wait_for_url(origin + "/dashboard")
 
 
-async def _drive(pw: Any, guard_url: str, spec: RunSpec, origin: str,
+async def _drive(pw: Any, guard_url: str, spec: DemoRun, origin: str,
                  tasks: list[FilingTask]) -> tuple[str, str | None]:
     browser = await pw.chromium.connect_over_cdp(guard_url)
     try:
@@ -99,7 +99,7 @@ async def _drive(pw: Any, guard_url: str, spec: RunSpec, origin: str,
         await browser.close()
 
 
-async def run_one(pw: Any, chrome: ChromeProcess, spec: RunSpec, files: RunFiles,
+async def run_one(pw: Any, chrome: ChromeProcess, spec: DemoRun, files: RunFiles,
                   adapter: Adapter, tasks: list[FilingTask]) -> RunOutcome:
     started = time.monotonic()
     files.folder.mkdir(parents=True, exist_ok=True)
@@ -134,7 +134,7 @@ async def run_one(pw: Any, chrome: ChromeProcess, spec: RunSpec, files: RunFiles
                       compared, truth, submissions)
 
 
-async def run_demo(specs: list[RunSpec], out_dir: Path, progress: Callable[[RunOutcome], None],
+async def run_demo(specs: list[DemoRun], out_dir: Path, progress: Callable[[RunOutcome], None],
                    *, workers: int = 2, chromes: list[ChromeProcess] | None = None
                    ) -> list[RunOutcome]:
     """Run every spec and return the outcomes in plan order. ``chromes``: browsers to use
@@ -146,7 +146,7 @@ async def run_demo(specs: list[RunSpec], out_dir: Path, progress: Callable[[RunO
     tasks = load_task()
     browsers = (BrowserPool.given(chromes) if chromes is not None
                 else await BrowserPool.start(max(1, min(workers, len(specs)))))
-    queue: asyncio.Queue[tuple[int, RunSpec]] = asyncio.Queue()
+    queue: asyncio.Queue[tuple[int, DemoRun]] = asyncio.Queue()
     for item in enumerate(specs):
         queue.put_nowait(item)
     outcomes: dict[int, RunOutcome] = {}

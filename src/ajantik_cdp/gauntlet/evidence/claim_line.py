@@ -22,7 +22,7 @@ MAX_STEPS_LISTED = 500
 
 
 @dataclass(frozen=True)
-class Claim:
+class AgentClaim:
     status: str | None  # None: no valid claim line
     summary: str = ""
     steps: int | None = None
@@ -39,11 +39,11 @@ class Claim:
                 "problem": self.problem}
 
 
-def no_claim(problem: str) -> Claim:
-    return Claim(None, problem=problem)
+def no_claim(problem: str) -> AgentClaim:
+    return AgentClaim(None, problem=problem)
 
 
-def claim_from_data(data: Any) -> Claim | str:
+def claim_from_data(data: Any) -> AgentClaim | str:
     """A claim object, or the reason it is not one."""
     if not isinstance(data, dict):
         return "the last JSON line is not an object"
@@ -63,10 +63,10 @@ def claim_from_data(data: Any) -> Claim | str:
         steps = len(steps_raw)
     elif steps_raw is not None:
         return "steps must be a whole number or a list of step descriptions"
-    return Claim(str(status), summary[:MAX_SUMMARY], steps, step_list)
+    return AgentClaim(str(status), summary[:MAX_SUMMARY], steps, step_list)
 
 
-def parse_claim(stdout: str) -> Claim:
+def parse_claim(stdout: str) -> AgentClaim:
     """The claim in an agent's standard output: the last line that is a JSON object.
     Earlier lines are the agent's own log and are ignored."""
     for line in reversed(stdout.splitlines()):
@@ -78,5 +78,5 @@ def parse_claim(stdout: str) -> Claim:
         except orjson.JSONDecodeError:
             return no_claim("the last line that starts with '{' is not valid JSON")
         result = claim_from_data(data)
-        return result if isinstance(result, Claim) else no_claim(result)
+        return result if isinstance(result, AgentClaim) else no_claim(result)
     return no_claim("no JSON claim line on standard output")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from ajantik_cdp.gauntlet.evidence.claim_line import Claim
+from ajantik_cdp.gauntlet.evidence.claim_line import AgentClaim
 from ajantik_cdp.gauntlet.suite.suite_file import AgentSpec
 
 InfraKind = Literal["browser", "shop", "harness"]
@@ -61,7 +61,7 @@ class PageFacts:
 
 @dataclass(frozen=True)
 class AgentOutcome:
-    claim: Claim
+    claim: AgentClaim
     exit_code: int | None = None  # command agents; None for the in-process reference agent
     timed_out: bool = False
     error: str | None = None  # the agent crashed or could not be started
@@ -111,7 +111,7 @@ def result_data(r: RunResult) -> dict[str, Any]:
 def result_from_data(d: dict[str, Any]) -> RunResult:
     a = dict(d["agent"])
     c = dict(a.pop("claim"))
-    claim = Claim(c.get("status"), c.get("summary") or "", c.get("steps"),
+    claim = AgentClaim(c.get("status"), c.get("summary") or "", c.get("steps"),
                   tuple(c.get("step_list") or ()), c.get("problem"))
     agent = AgentOutcome(claim=claim, exit_code=a.get("exit_code"),
                          timed_out=bool(a.get("timed_out")), error=a.get("error"),

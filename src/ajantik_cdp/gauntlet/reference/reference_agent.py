@@ -13,7 +13,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ajantik_cdp.gauntlet.evidence.claim_line import Claim
+from ajantik_cdp.gauntlet.evidence.claim_line import AgentClaim
 from ajantik_cdp.gauntlet.reference import reference_vocabulary as vocab
 from ajantik_cdp.gauntlet.reference.reference_vocabulary import Capabilities
 from ajantik_cdp.gauntlet.suite.task_intents import (
@@ -47,10 +47,10 @@ class ReferenceAgent:
 
     # -- the run -------------------------------------------------------------------------
 
-    async def run(self, task_text: str) -> Claim:
+    async def run(self, task_text: str) -> AgentClaim:
         parsed = parse_task(task_text)
         if parsed.not_understood:
-            return Claim("failed", f"I do not understand: {'; '.join(parsed.not_understood)}",
+            return AgentClaim("failed", f"I do not understand: {'; '.join(parsed.not_understood)}",
                          0)
         if any(isinstance(i, StopBefore) for i in parsed.intents):
             self.forbidden = vocab.PAYMENT
@@ -65,10 +65,10 @@ class ReferenceAgent:
                 return self._claim("failed", f"{_describe(intent)}: {_first_line(exc)}")
         return await self._final_claim(parsed.intents)
 
-    def _claim(self, status: str, summary: str) -> Claim:
-        return Claim(status, summary, len(self.steps), tuple(self.steps))
+    def _claim(self, status: str, summary: str) -> AgentClaim:
+        return AgentClaim(status, summary, len(self.steps), tuple(self.steps))
 
-    async def _final_claim(self, intents: tuple[Intent, ...]) -> Claim:
+    async def _final_claim(self, intents: tuple[Intent, ...]) -> AgentClaim:
         done = "; ".join(_describe(i) for i in intents)
         if self.caps.trust_silence:
             return self._claim("completed", f"done: {done}")

@@ -19,14 +19,14 @@ from pathlib import Path
 from ajantik_cdp.core.secret_detection import mask_tokens
 from ajantik_cdp.gauntlet.evidence.claim_line import no_claim, parse_claim
 from ajantik_cdp.gauntlet.evidence.run_data import AgentOutcome
-from ajantik_cdp.gauntlet.suite.suite_file import CommandAgent
+from ajantik_cdp.gauntlet.suite.suite_file import CommandAgentSpec
 
 GRACE = 3.0  # seconds between SIGTERM and SIGKILL
 TAIL = 4000  # characters of stderr kept in the results
 MAX_STDOUT = 1 << 20  # the claim is read from the last MiB of stdout
 
 
-def agent_env(agent: CommandAgent, *, cdp_url: str, start_url: str, task_name: str,
+def agent_env(agent: CommandAgentSpec, *, cdp_url: str, start_url: str, task_name: str,
               task_text: str, deadline: float) -> dict[str, str]:
     env = dict(os.environ)
     env.update(dict(agent.env))
@@ -66,7 +66,7 @@ async def _stop_group(proc: asyncio.subprocess.Process) -> None:
             continue
 
 
-async def run_command(agent: CommandAgent, env: dict[str, str], deadline: float,
+async def run_command_agent(agent: CommandAgentSpec, env: dict[str, str], deadline: float,
                       folder: Path) -> AgentOutcome:
     out_path, err_path = folder / "agent.stdout", folder / "agent.stderr"
     with out_path.open("wb") as out, err_path.open("wb") as err:

@@ -39,8 +39,8 @@ from ajantik_cdp.gauntlet.evidence.run_data import (
     Timings,
 )
 from ajantik_cdp.gauntlet.reference.reference_agent import ReferenceAgent
-from ajantik_cdp.gauntlet.run.command_agent import agent_env, run_command
-from ajantik_cdp.gauntlet.suite.suite_file import CommandAgent
+from ajantik_cdp.gauntlet.run.command_agent import agent_env, run_command_agent
+from ajantik_cdp.gauntlet.suite.suite_file import CommandAgentSpec, ReferenceAgentSpec
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, shop_variant
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions
@@ -161,9 +161,7 @@ async def _settled_state(shop: ShopHarness, token: str) -> dict[str, Any]:
 
 
 async def _reference(spec: RunSpec, page: Any, start_url: str) -> AgentOutcome:
-    from ajantik_cdp.gauntlet.suite.suite_file import ReferenceAgent as ReferenceSpec
-
-    assert isinstance(spec.agent, ReferenceSpec)
+    assert isinstance(spec.agent, ReferenceAgentSpec)
     agent = ReferenceAgent(page, start_url, spec.agent.preset)
     try:
         claim = await asyncio.wait_for(agent.run(spec.task_text), spec.deadline)
@@ -246,11 +244,11 @@ async def run_once(spec: RunSpec, worker: Worker) -> RunResult:
             kind = "browser" if not worker.chrome_alive() else "harness"
             raise Infra(kind, f"could not prepare the browser: {_first_line(exc)}") from None
         marks["setup"] = time.monotonic()
-        if isinstance(spec.agent, CommandAgent):
+        if isinstance(spec.agent, CommandAgentSpec):
             env = agent_env(spec.agent, cdp_url=cdp_url, start_url=start_url,
                             task_name=spec.task_name, task_text=spec.task_text,
                             deadline=spec.deadline)
-            outcome = await _while_alive(worker, run_command(spec.agent, env, spec.deadline,
+            outcome = await _while_alive(worker, run_command_agent(spec.agent, env, spec.deadline,
                                                              folder))
         else:
             outcome = await _while_alive(worker, _reference(spec, page, start_url))

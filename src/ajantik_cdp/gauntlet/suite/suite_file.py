@@ -48,7 +48,7 @@ MAX_DEADLINE = 3600.0
 
 
 @dataclass(frozen=True)
-class ReferenceAgent:
+class ReferenceAgentSpec:
     preset: str
     type: Literal["reference"] = "reference"
 
@@ -60,7 +60,7 @@ class ReferenceAgent:
 
 
 @dataclass(frozen=True)
-class CommandAgent:
+class CommandAgentSpec:
     run: str
     argv: tuple[str, ...]
     cwd: str  # absolute: the suite file's folder unless the suite says otherwise
@@ -76,7 +76,7 @@ class CommandAgent:
                 "env": sorted(k for k, _ in self.env)}
 
 
-AgentSpec = ReferenceAgent | CommandAgent
+AgentSpec = ReferenceAgentSpec | CommandAgentSpec
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ def _agent(p: _Problems, raw: Any, base_dir: str,
             p.add("agent.preset", f"unknown preset {preset!r} (choose from "
                   f"{', '.join(PRESETS)})")
             return None
-        return ReferenceAgent(str(preset))
+        return ReferenceAgentSpec(str(preset))
     if kind == "command":
         _unknown_keys(p, "agent", raw, ("type", "run", "cwd", "env"))
         run = raw.get("run")
@@ -219,7 +219,7 @@ def _agent(p: _Problems, raw: Any, base_dir: str,
         if find_program is not None and find_program(argv[0], folder) is None:
             p.add("agent.run", f"cannot find the program {argv[0]!r} (on PATH or in "
                   f"{folder})")
-        return CommandAgent(run, argv, folder, tuple(pairs))
+        return CommandAgentSpec(run, argv, folder, tuple(pairs))
     p.add("agent.type", f"must be reference or command, got {kind!r}")
     return None
 
@@ -243,7 +243,7 @@ def _task(p: _Problems, raw: Any, agent: AgentSpec | None) -> TaskSpec | None:
         p.add("task.description", "is required: the task in words, as the agent gets it")
         return None
     parsed = parse_task(text)
-    if isinstance(agent, ReferenceAgent) and parsed.not_understood:
+    if isinstance(agent, ReferenceAgentSpec) and parsed.not_understood:
         quoted = ", ".join(repr(c) for c in parsed.not_understood)
         p.add("task.description", f"the reference agent cannot act on {quoted} (it "
               f"understands: {'; '.join(GRAMMAR)})")
