@@ -10,9 +10,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from ajantik_cdp.core.errors import BadInput
 
-class OutputFolderError(ValueError):
-    pass
+
+class OutputFolderError(BadInput, ValueError):
+    """An --out that is a file, or a folder this command did not write (exit code 2)."""
 
 
 def marker_name(command: str) -> str:

@@ -136,3 +136,53 @@ def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path,
     while any(running(pid) for pid in children) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert [pid for pid in children if running(pid)] == []
+
+
+def in_process(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    from ajantik_cdp.cli.main import main
+
+    with pytest.raises(SystemExit) as caught:
+        main(args)
+    code = caught.value.code
+    assert isinstance(code, int)
+    return code, capsys.readouterr().err.strip().splitlines()
+
+
+def test_errors_map_to_exit_codes_in_one_place(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # A user error: one line, named after the command that was run, its own exit code.
+    code, err = in_process(["record", "show", str(tmp_path / "none.jsonl")], capsys)
+    assert code == 2 and len(err) == 1 and err[0].startswith("ajantik record show: error: ")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"\xff\xfe not a record\n")
+    code, err = in_process(["record", "show", str(bad)], capsys)
+    assert code == 1 and err[0].startswith("ajantik record show: error: ")
+
+
+def test_a_bug_is_exit_70_and_never_looks_like_a_user_error(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from ajantik_cdp.cli import record_command
+
+    def broken(path: Path) -> None:
+        raise KeyError("a bug of ours")
+
+    monkeypatch.setattr(record_command, "load_record", broken)
+    monkeypatch.delenv("AJANTIK_DEBUG", raising=False)
+    code, err = in_process(["record", "show", "x.jsonl"], capsys)
+    assert code == 70 and len(err) == 1
+    assert err[0].startswith("ajantik: internal error: KeyError") and "AJANTIK_DEBUG=1" in err[0]
+    monkeypatch.setenv("AJANTIK_DEBUG", "1")
+    from ajantik_cdp.cli.main import main
+
+    with pytest.raises(KeyError):
+        main(["record", "show", "x.jsonl"])
+
+
+def test_the_command_path_of_an_error_line() -> None:
+    from ajantik_cdp.cli.main import command_path
+
+    assert command_path(["gauntlet", "run", "suite.yaml", "--workers", "2"]) == \
+        "ajantik gauntlet run"
+    assert command_path(["test", "judge", "--adapter", "a.py"]) == "ajantik test judge"
+    assert command_path(["cdp", "--upstream", "demo"]) == "ajantik cdp"
+    assert command_path(["--version"]) == "ajantik" == command_path(["nonsense"])

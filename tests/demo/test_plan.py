@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ajantik_cdp.cli.demo_command import MARKER, prepare_out_dir
-from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.core.verdicts import Said, Verdict, World
 from ajantik_cdp.demo.plan import FAULT_PATTERN, DemoRun, RunOutcome, conclusions, plan
 from ajantik_cdp.judge.adapter_api import Claim, Damage, Held, Record, Report
 from ajantik_cdp.judge.judging import Judgement, UnitResult
+from ajantik_cdp.output_folder import OutputFolderError, marker_name, prepare
 from tests.support.records import RecordBuilder
 
 
@@ -78,15 +77,16 @@ def test_each_conclusion_fails_when_the_runs_do_not_show_it(tmp_path: Path, brok
 
 def test_out_dir_is_never_one_the_demo_did_not_make(tmp_path: Path) -> None:
     mine = tmp_path / "demo"
-    prepare_out_dir(mine)
+    prepare(mine, "demo")
     (mine / "blind-clean").mkdir()
-    prepare_out_dir(mine)  # an earlier demo's folder is replaced
-    assert sorted(p.name for p in mine.iterdir()) == [MARKER]
+    prepare(mine, "demo")  # an earlier demo's folder is replaced
+    assert sorted(p.name for p in mine.iterdir()) == [marker_name("demo")]
     theirs = tmp_path / "theirs"
     theirs.mkdir()
     (theirs / "notes.txt").write_text("keep me")
-    with pytest.raises(CommandFailed, match="did not write"):
-        prepare_out_dir(theirs)
+    with pytest.raises(OutputFolderError, match="did not write") as refused:
+        prepare(theirs, "demo")
+    assert refused.value.exit_code == 2
     assert (theirs / "notes.txt").read_text() == "keep me"
 
 

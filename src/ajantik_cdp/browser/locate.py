@@ -8,6 +8,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from ajantik_cdp.core.errors import AjantikError
+
 PATH_NAMES = (
     "google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome",
     "google-chrome-beta", "microsoft-edge",
@@ -31,7 +33,7 @@ HOW_TO_GET_ONE = (
 )
 
 
-class BrowserNotFound(Exception):
+class BrowserNotFound(AjantikError):
     pass
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from ajantik_cdp.browser.launch import ChromeStartError, start_chrome, stop_on_signals
-from ajantik_cdp.browser.locate import BrowserNotFound, find_chrome
+from ajantik_cdp.browser.launch import start_chrome, stop_on_signals
+from ajantik_cdp.browser.locate import find_chrome
 from ajantik_cdp.cli.errors import CommandFailed
 
 NAME = "ajantik browser"
@@ -39,10 +39,7 @@ def browser_command(port: int, profile: Path, headless: bool, executable: Path |
     It runs in the foreground; Ctrl-C closes it. Log in to the portal in the window it
     opens, then put `ajantik cdp --upstream http://127.0.0.1:PORT` in front of it.
     """
-    try:
-        exe = str(executable) if executable else find_chrome()
-    except BrowserNotFound as exc:
-        raise CommandFailed(NAME, str(exc), 1) from None
+    exe = str(executable) if executable else find_chrome()
     if _port_in_use(port):
         raise CommandFailed(NAME, f"port {port} is in use (is Chrome already running there? "
                             "check http://127.0.0.1:%d/json/version)" % port, 1)
@@ -50,7 +47,7 @@ def browser_command(port: int, profile: Path, headless: bool, executable: Path |
     try:
         chrome = start_chrome(executable=exe, port=port, profile=profile, headless=headless,
                               quiet=headless)
-    except (ChromeStartError, OSError) as exc:
+    except OSError as exc:
         raise CommandFailed(NAME, str(exc), 1) from None
     click.echo(f"{NAME}: ran {shlex.join(chrome.command)}", err=True)
     click.echo(f"{NAME}: Chrome is ready at http://127.0.0.1:{chrome.port} "

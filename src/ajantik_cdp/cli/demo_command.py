@@ -12,26 +12,15 @@ import click
 import orjson
 from rich.console import Console
 
-from ajantik_cdp.browser.launch import ChromeStartError
-from ajantik_cdp.browser.locate import BrowserNotFound, find_chrome
-from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.browser.locate import find_chrome
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.demo.plan import RunOutcome, conclusions, plan
 from ajantik_cdp.demo.runner import run_demo
 from ajantik_cdp.demo.summary import CAPTION, demo_data, demo_page, matrix_table
 from ajantik_cdp.judge.verdict_page import render_page
-from ajantik_cdp.output_folder import OutputFolderError, marker_name, prepare
-from ajantik_cdp.proxy.server import GuardStartError
+from ajantik_cdp.output_folder import prepare
 
 NAME = "ajantik demo"
-MARKER = marker_name("demo")
-
-
-def prepare_out_dir(out_dir: Path) -> None:
-    try:
-        prepare(out_dir, "demo")
-    except OutputFolderError as exc:
-        raise CommandFailed(NAME, str(exc), 2) from None
 
 
 @click.command("demo")
@@ -66,11 +55,8 @@ def demo_command(out_dir: Path, workers: int, old_jobs: int | None, verbose: boo
     if not verbose:
         # The guards log every fault they inject; the matrix already says so.
         logging.getLogger("ajantik").setLevel(logging.ERROR)
-    try:
-        find_chrome()  # before anything is written: a missing browser is the usual failure
-    except BrowserNotFound as exc:
-        raise CommandFailed(NAME, str(exc), 1) from None
-    prepare_out_dir(out_dir)
+    find_chrome()  # before anything is written: a missing browser is the usual failure
+    prepare(out_dir, "demo")
     specs = plan()
     console = Console(highlight=False)
     click.echo(f"{NAME}: {len(specs)} runs ({workers} at a time), writing to {out_dir}/")
@@ -85,10 +71,7 @@ def demo_command(out_dir: Path, workers: int, old_jobs: int | None, verbose: boo
                    f"({o.seconds:.1f}s)")
 
     started = time.monotonic()
-    try:
-        outcomes = asyncio.run(run_demo(specs, out_dir, progress, workers=workers))
-    except (BrowserNotFound, ChromeStartError, GuardStartError) as exc:
-        raise CommandFailed(NAME, str(exc), 1) from None
+    outcomes = asyncio.run(run_demo(specs, out_dir, progress, workers=workers))
     seconds = time.monotonic() - started
     found = conclusions(outcomes)
     console.print(matrix_table(outcomes))

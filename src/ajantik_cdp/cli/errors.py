@@ -1,15 +1,14 @@
-"""How commands report a failure: one line, the command's name first, a chosen exit code."""
+"""A failure a command words itself: one line, the command's name first, its own exit
+code. Everything else a person can cause is an ``AjantikError`` raised where it happens
+and shown by ``cli/main.py``; this is for the messages no error class carries."""
 
 from __future__ import annotations
 
-import click
+from ajantik_cdp.core.errors import EXIT_FAILED, AjantikError
 
 
-class CommandFailed(click.ClickException):
-    def __init__(self, command: str, message: str, exit_code: int = 1) -> None:
+class CommandFailed(AjantikError):
+    def __init__(self, command: str, message: str, exit_code: int = EXIT_FAILED) -> None:
         super().__init__(message)
         self.command = command
-        self.code = exit_code
-
-    def show(self, file: object = None) -> None:
-        click.echo(f"{self.command}: error: {self.format_message()}", err=True)
+        self.exit_code = exit_code

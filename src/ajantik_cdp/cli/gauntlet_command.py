@@ -16,8 +16,7 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
-from ajantik_cdp.browser.launch import ChromeStartError
-from ajantik_cdp.browser.locate import BrowserNotFound, find_chrome
+from ajantik_cdp.browser.locate import find_chrome
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.gauntlet.report.preset_table import MatrixRun, preset_markdown
@@ -29,11 +28,11 @@ from ajantik_cdp.gauntlet.run.executor import ShopAccess
 from ajantik_cdp.gauntlet.run.suite_loading import load_suite
 from ajantik_cdp.gauntlet.run.suite_session import SessionOutcome, run_session
 from ajantik_cdp.gauntlet.score.comparison import compare
-from ajantik_cdp.gauntlet.score.results_file import ResultsFileError, read_results
+from ajantik_cdp.gauntlet.score.results_file import read_results
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
-from ajantik_cdp.gauntlet.suite.suite_file import PRESETS, Suite, SuiteError
+from ajantik_cdp.gauntlet.suite.suite_file import PRESETS, Suite
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, UI_VARIANTS
-from ajantik_cdp.output_folder import OutputFolderError, prepare
+from ajantik_cdp.output_folder import prepare
 
 T = TypeVar("T")
 NAME = "ajantik gauntlet"
@@ -55,13 +54,6 @@ def _quiet_guards(verbose: bool) -> None:
         # Every fault run's guard logs its fault and its lack of deny rules; the report
         # already says both.
         logging.getLogger("ajantik").setLevel(logging.ERROR)
-
-
-def _need_browser(command: str) -> None:
-    try:
-        find_chrome()
-    except BrowserNotFound as exc:
-        raise CommandFailed(command, str(exc), 1) from None
 
 
 def _shop_access(command: str, shop_url: str | None) -> ShopAccess | None:
@@ -95,10 +87,7 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
             shop: ShopAccess | None = None, *, quiet: bool = False) -> SessionOutcome:
     """Run a suite with progress on the terminal; the errors a person can cause become
     one line."""
-    try:
-        prepare(out_dir, "gauntlet")
-    except OutputFolderError as exc:
-        raise CommandFailed(command, str(exc), 2) from None
+    prepare(out_dir, "gauntlet")
     console = _console()
     count = min(workers or suite.workers, suite.run_count)
     for warning in suite.warnings:
@@ -115,8 +104,6 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
         done = sum(progress.counts.values())
         raise CommandFailed(command, f"interrupted after {done} of {suite.run_count} runs; "
                             f"what finished is in {out_dir / 'results.json'}", 130) from None
-    except (BrowserNotFound, ChromeStartError) as exc:
-        raise CommandFailed(command, str(exc), 1) from None
     except OSError as exc:  # the shop could not bind, the folder vanished...
         raise CommandFailed(command, str(exc), 1) from None
     console.print(summary_table(outcome.summary, suite.repetitions))
@@ -178,13 +165,10 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None, s
     suite file (every problem in one message).
     """
     name = f"{NAME} run"
-    try:
-        suite = load_suite(suite_file)
-    except SuiteError as exc:
-        raise CommandFailed(name, str(exc), 2) from None
+    suite = load_suite(suite_file)
     shop = _shop_access(name, shop_url)
     _quiet_guards(verbose)
-    _need_browser(name)
+    find_chrome()  # before anything is written: a missing browser is the usual failure
     return execute(name, suite, out_dir, workers, shop).summary.exit_code
 
 
@@ -210,7 +194,7 @@ def gauntlet_demo_command(out_dir: Path, workers: int | None, preset: str, repet
         return 0
     name = f"{NAME} demo"
     _quiet_guards(verbose)
-    _need_browser(name)
+    find_chrome()  # before anything is written: a missing browser is the usual failure
     suite = demo_suite(preset, repetitions)
     return execute(name, suite, out_dir, workers or DEFAULT_WORKERS).summary.exit_code
 
@@ -237,8 +221,6 @@ def compare_command(before: Path, after: Path, tolerance: float,
         except OSError as exc:
             raise CommandFailed(name, f"cannot read {path}: {exc.strerror or exc}", 2) \
                 from None
-        except ResultsFileError as exc:
-            raise CommandFailed(name, str(exc), 2) from None
     result = compare(views[0], views[1], tolerance=tolerance,
                      only_significant=only_significant)
     for warning in result.warnings:
@@ -267,10 +249,7 @@ def doctor_command(suite_file: Path | None, no_launch: bool) -> int:
     name = f"{NAME} doctor"
     suite = None
     if suite_file is not None:
-        try:
-            suite = load_suite(suite_file)
-        except SuiteError as exc:
-            raise CommandFailed(name, str(exc), 2) from None
+        suite = load_suite(suite_file)
     found = checks(launch=not no_launch)
     for c in found:
         click.echo(f"  {'ok  ' if c.ok else 'FAIL'} {c.name}: {c.detail}")
@@ -308,7 +287,7 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
     runs made by this command."""
     name = f"{NAME} matrix"
     _quiet_guards(False)
-    _need_browser(name)
+    find_chrome()  # before anything is written: a missing browser is the usual failure
     runs: list[MatrixRun] = []
     base = keep_dir or Path(tempfile.mkdtemp(prefix="ajantik-matrix-"))
     browser = "unknown"
@@ -352,8 +331,6 @@ def report_command(results_file: Path, out_file: Path | None) -> int:
     except OSError as exc:
         raise CommandFailed(name, f"cannot read {results_file}: {exc.strerror or exc}", 2) \
             from None
-    except ResultsFileError as exc:
-        raise CommandFailed(name, str(exc), 2) from None
     data = orjson.loads(raw)
     target = out_file or results_file.with_name("report.html")
     target.write_text(render_report(data, screenshots_for(results_file.parent, data)),

@@ -1,7 +1,9 @@
 """Entry point of the `ajantik` command.
 
 Every error a person can cause (a wrong flag, a bad config, Chrome not running, a port in
-use) ends as one line on stderr and a non-zero exit code, never as a traceback.
+use) is an ``AjantikError`` (core/errors.py) and ends here, in one place, as one line on
+stderr and its exit code, never as a traceback. Anything else is a bug of ours: exit 70
+and a hint, so the two never look alike.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ajantik_cdp.cli.record_command import record_command
 from ajantik_cdp.cli.shop_command import shop_command
 from ajantik_cdp.cli.test_command import test_group
 from ajantik_cdp.cli.walkthrough_command import walkthrough_command
+from ajantik_cdp.core.errors import EXIT_INTERNAL, AjantikError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -51,6 +54,24 @@ cli.add_command(demo_command)
 cli.add_command(gauntlet_group)
 
 
+def command_path(args: list[str]) -> str:
+    """The command an argument list names ("ajantik gauntlet run"), for an error's line.
+    No group takes an option with a value, so every word not starting with "-" is a
+    command name until a command that is not a group."""
+    words, group = ["ajantik"], cli
+    for arg in args:
+        if arg.startswith("-"):
+            continue
+        found = group.get_command(click.Context(group), arg)
+        if found is None:
+            break
+        words.append(arg)
+        if not isinstance(found, click.Group):
+            break
+        group = found
+    return " ".join(words)
+
+
 def _stop_like_ctrl_c(signum: int, _frame: object) -> None:
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
@@ -63,8 +84,9 @@ def main(argv: list[str] | None = None) -> None:
     for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if sig is not None:
             signal.signal(sig, _stop_like_ctrl_c)
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = cli.main(args=argv, prog_name="ajantik", standalone_mode=False)
+        code = cli.main(args=args, prog_name="ajantik", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:
         # `ajantik` or `ajantik gauntlet` alone: show what there is, as --help does.
         click.echo(exc.ctx.get_help() if exc.ctx else cli.get_help(click.Context(cli)))
@@ -73,9 +95,10 @@ def main(argv: list[str] | None = None) -> None:
         where = exc.ctx.command_path if exc.ctx else "ajantik"
         click.echo(f"{where}: error: {exc.format_message()} (see `{where} --help`)", err=True)
         sys.exit(2)
-    except CommandFailed as exc:
-        click.echo(f"{exc.command}: error: {exc.format_message()}", err=True)
-        sys.exit(exc.code)
+    except AjantikError as exc:  # every error a person can cause, mapped here alone
+        where = exc.command if isinstance(exc, CommandFailed) else command_path(args)
+        click.echo(f"{where}: error: {exc}", err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         click.echo(f"ajantik: error: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code)
@@ -90,5 +113,5 @@ def main(argv: list[str] | None = None) -> None:
             raise
         click.echo(f"ajantik: internal error: {exc!r} (set AJANTIK_DEBUG=1 for the traceback)",
                    err=True)
-        sys.exit(70)
+        sys.exit(EXIT_INTERNAL)
     sys.exit(code if isinstance(code, int) else 0)

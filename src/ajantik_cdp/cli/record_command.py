@@ -14,17 +14,12 @@ from rich.console import Console
 
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.record.har import to_har
-from ajantik_cdp.record.reader import LoadedRecord, MissingRecord, RecordReadError, load_record
+from ajantik_cdp.record.reader import LoadedRecord, load_record
 from ajantik_cdp.record.table import render
 
 
 def _load(name: str, path: Path) -> LoadedRecord:
-    try:
-        record = load_record(path)
-    except MissingRecord as exc:
-        raise CommandFailed(name, str(exc), 2) from None
-    except RecordReadError as exc:
-        raise CommandFailed(name, str(exc), 1) from None
+    record = load_record(path)
     for note in record.notes():
         click.echo(f"{name}: warning: {note}", err=True)
     return record

@@ -6,11 +6,7 @@ from pathlib import Path
 
 import click
 
-from ajantik_cdp.browser.launch import ChromeStartError
-from ajantik_cdp.browser.locate import BrowserNotFound
-from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
-from ajantik_cdp.proxy.server import GuardStartError
 from ajantik_cdp.walkthrough import main_sync
 
 NAME = "ajantik walkthrough"
@@ -24,8 +20,5 @@ def walkthrough_command(out_dir: Path) -> int:
     """Start a local page and a headless Chromium, put the guard in front, and show a
     denied write failing while an allowed one lands. Offline; about ten seconds."""
     configure("ajantik cdp")
-    try:
-        ok = main_sync(out_dir, lambda line: click.echo(line))
-    except (BrowserNotFound, ChromeStartError, GuardStartError) as exc:
-        raise CommandFailed(NAME, str(exc), 1) from None
+    ok = main_sync(out_dir, lambda line: click.echo(line))
     return 0 if ok else 1

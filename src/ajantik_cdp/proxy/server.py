@@ -25,6 +25,7 @@ from ajantik_cdp.core.discovery import (
     origin_is_allowed,
     rewrite_addresses,
 )
+from ajantik_cdp.core.errors import AjantikError
 from ajantik_cdp.core.faults import FaultSpec, FaultState
 from ajantik_cdp.core.record_schema import StartLine
 from ajantik_cdp.core.redaction import Redactor
@@ -41,7 +42,7 @@ EXIT_OK = 0
 EXIT_LOST_CHROME = 3
 
 
-class GuardStartError(Exception):
+class GuardStartError(AjantikError):
     """A one-line reason the guard could not start."""
 
 

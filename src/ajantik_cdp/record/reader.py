@@ -12,6 +12,7 @@ from pathlib import Path
 
 import orjson
 
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT, AjantikError
 from ajantik_cdp.core.record_schema import (
     RECORD_VERSION,
     BlockLine,
@@ -26,12 +27,12 @@ from ajantik_cdp.core.record_schema import (
 _LINE_START = b'{"v":'
 
 
-class RecordReadError(Exception):
+class RecordReadError(AjantikError):
     """A one-line reason a file cannot be read as a record."""
 
 
 class MissingRecord(RecordReadError):
-    pass
+    exit_code = EXIT_BAD_INPUT  # a wrong path, not a damaged record
 
 
 @dataclass(frozen=True)

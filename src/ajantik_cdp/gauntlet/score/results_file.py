@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.gauntlet.evidence.run_data import result_data
 from ajantik_cdp.gauntlet.score.scoring import Scored
 from ajantik_cdp.gauntlet.score.suite_summary import Summary
@@ -57,8 +58,8 @@ def encode_results(data: dict[str, Any]) -> bytes:
     return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-class ResultsFileError(ValueError):
-    pass
+class ResultsFileError(BadInput, ValueError):
+    """Not a results file this ajantik reads (exit code 2)."""
 
 
 @dataclass(frozen=True)

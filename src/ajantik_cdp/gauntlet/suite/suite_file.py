@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import yaml
 
+from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.gauntlet.suite.expected_state import (
     Expectation,
     ExpectationError,
@@ -128,7 +129,7 @@ class Suite:
                 "confidence": self.confidence, "thresholds": self.thresholds.as_data()}
 
 
-class SuiteError(ValueError):
+class SuiteError(BadInput, ValueError):
     """Every problem of a suite file, for one message (exit code 2)."""
 
     def __init__(self, source: str, problems: list[str]) -> None:
