@@ -8,6 +8,7 @@ and a hint, so the two never look alike.
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import sys
@@ -15,19 +16,37 @@ import sys
 import click
 
 from ajantik_cdp import __version__
-from ajantik_cdp.cli.browser_command import browser_command
-from ajantik_cdp.cli.cdp_command import cdp_command
-from ajantik_cdp.cli.demo_command import demo_command
 from ajantik_cdp.cli.errors import CommandFailed
-from ajantik_cdp.cli.gauntlet_command import gauntlet_group
-from ajantik_cdp.cli.record_command import record_command
-from ajantik_cdp.cli.shop_command import shop_command
-from ajantik_cdp.cli.test_command import test_group
-from ajantik_cdp.cli.walkthrough_command import walkthrough_command
 from ajantik_cdp.core.errors import EXIT_INTERNAL, AjantikError
 
+# Each command is imported when it is run: `ajantik cdp` need not load Playwright, Jinja
+# and the gauntlet to start a guard (or to refuse a bad flag), which halves its start.
+COMMANDS = {
+    "browser": ("ajantik_cdp.cli.browser_command", "browser_command"),
+    "cdp": ("ajantik_cdp.cli.cdp_command", "cdp_command"),
+    "demo": ("ajantik_cdp.cli.demo_command", "demo_command"),
+    "gauntlet": ("ajantik_cdp.cli.gauntlet_command", "gauntlet_group"),
+    "record": ("ajantik_cdp.cli.record_command", "record_command"),
+    "shop": ("ajantik_cdp.cli.shop_command", "shop_command"),
+    "test": ("ajantik_cdp.cli.test_command", "test_group"),
+    "walkthrough": ("ajantik_cdp.cli.walkthrough_command", "walkthrough_command"),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class Commands(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, name = COMMANDS[cmd_name]
+        command: click.Command = getattr(importlib.import_module(module), name)
+        return command
+
+
+@click.group(cls=Commands,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="ajantik")
 def cli() -> None:
     """Crash-test AI agents that drive real browsers.
@@ -44,21 +63,12 @@ def cli() -> None:
     """
 
 
-cli.add_command(cdp_command)
-cli.add_command(browser_command)
-cli.add_command(walkthrough_command)
-cli.add_command(record_command)
-cli.add_command(shop_command)
-cli.add_command(test_group)
-cli.add_command(demo_command)
-cli.add_command(gauntlet_group)
-
-
 def command_path(args: list[str]) -> str:
     """The command an argument list names ("ajantik gauntlet run"), for an error's line.
     No group takes an option with a value, so every word not starting with "-" is a
     command name until a command that is not a group."""
-    words, group = ["ajantik"], cli
+    words = ["ajantik"]
+    group: click.Group = cli
     for arg in args:
         if arg.startswith("-"):
             continue
