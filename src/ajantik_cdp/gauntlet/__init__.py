@@ -12,7 +12,7 @@
     run/        carrying suites out on this machine: the suite session, executors,
                 the run harness, command agents, loading suite files, the doctor
 
-Dependencies point down this list's inverse: run/ uses everything, score/ uses
+Dependencies run one way: run/ uses all the others, report/ uses score/, score/ uses
 evidence/ and suite/, nothing uses run/ but the command line. tests/test_layout.py
 checks that the folders marked pure (and those importing no I/O) keep to it.
 """
