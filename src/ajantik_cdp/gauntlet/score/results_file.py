@@ -78,7 +78,6 @@ class ResultsView:
     """What ``compare`` reads from a results file."""
 
     source: str
-    suite_name: str
     task: str
     agent: str
     confidence: float
@@ -113,7 +112,7 @@ def read_results(raw: bytes, source: str) -> ResultsView:
                                         int(v["silent_wrong"]), v.get("median_steps"))
             for v in summary["variants"]}
         return ResultsView(
-            source=source, suite_name=str(suite["name"]), task=str(suite["task"]["name"]),
+            source=source, task=str(suite["task"]["name"]),
             agent=f"{agent['type']} {agent.get('preset') or agent.get('run')}",
             confidence=float(summary["confidence"]), variants=variants,
             interrupted=bool(data.get("interrupted")))
