@@ -5,9 +5,12 @@
     the shop's state once no write is in flight, the page as the agent left it, an
     end-of-run screenshot, the guard's record ─▶ teardown
 
-Everything is in try/finally: a run that breaks leaves evidence of how, tears down what
-it started, and never takes the suite down. Failures of the browser, the shop or the
-harness are marked as infrastructure; they are not the agent's.
+Each phase is a function, and everything a phase starts is closed by the one
+``AsyncExitStack`` of the run, last started first closed, each step on its own: a run
+that breaks leaves evidence of how, tears down what it started, and never takes the
+suite down. Where a failure is classified is said once per phase (``_failing_as``):
+failures of the browser, the shop or the harness are infrastructure, not the agent's;
+an exception in the reference agent is the agent's crash.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,7 +44,7 @@ from ajantik_cdp.gauntlet.evidence.run_data import (
 from ajantik_cdp.gauntlet.reference.reference_agent import ReferenceAgent
 from ajantik_cdp.gauntlet.run.command_agent import agent_env, run_command_agent
 from ajantik_cdp.gauntlet.suite.suite_file import CommandAgentSpec, ReferenceAgentSpec
-from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, shop_variant
+from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, FaultVariant, shop_variant
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions
 from ajantik_cdp.record.reader import MissingRecord, RecordReadError, load_record
@@ -125,23 +128,47 @@ def record_facts(path: Path) -> RecordFacts | None:
 
 
 async def _page_facts(page: Any, start_url: str) -> PageFacts:
+    from playwright.async_api import Error as PlaywrightError  # loaded by the executor
+
     url = str(page.url)
     path = url[len(start_url):] if url.startswith(start_url) else url
     heading = None
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(PlaywrightError):
         h1 = page.get_by_role("heading", level=1).first
         if await h1.is_visible():
             heading = " ".join((await h1.inner_text(timeout=2000)).split())
     dialog_open = False
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(PlaywrightError):
         dialog_open = await page.get_by_role("dialog").first.is_visible()
     alert = None
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(PlaywrightError):
         box = page.get_by_role("alert").first
         if await box.is_visible():
             alert = " ".join((await box.inner_text(timeout=2000)).split())
     return PageFacts(path=path.split("#")[0], heading=heading, dialog_open=dialog_open,
                      alert=alert)
+
+
+@contextlib.contextmanager
+def _failing_as(kind: str | Callable[[], str], what: str) -> Iterator[None]:
+    """Whatever breaks in this step is infrastructure of ``kind`` (decided when it
+    breaks, if given as a function): the browser's, the shop's or the harness's, never
+    the agent's. Any exception, because the step's own code is not the agent's."""
+    try:
+        yield
+    except Infra:
+        raise
+    except Exception as exc:
+        decided = kind() if callable(kind) else kind
+        raise Infra(decided, f"{what}: {_first_line(exc)}") from None
+
+
+async def _quietly(close: Callable[[], Awaitable[object]], timeout: float | None = None
+                   ) -> None:
+    """One teardown step. None of them decides a run or stops the next: a browser that
+    is gone must not keep the guard running, and a close that fails is no evidence."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(close(), timeout)
 
 
 async def _settled_state(shop: ShopHarness, token: str) -> dict[str, Any]:
@@ -150,16 +177,11 @@ async def _settled_state(shop: ShopHarness, token: str) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + SETTLE_TIMEOUT
     while True:
-        try:
+        with _failing_as("shop", "the shop's state could not be read"):
             state = await shop.state(token)
-        except Exception as exc:
-            raise Infra("shop", f"the shop's state could not be read: {_first_line(exc)}") \
-                from None
         if not state.get("in_flight") or loop.time() > deadline:
             return state
         await asyncio.sleep(0.1)
-
-
 async def _reference(spec: RunSpec, page: Any, start_url: str) -> AgentOutcome:
     assert isinstance(spec.agent, ReferenceAgentSpec)
     agent = ReferenceAgent(page, start_url, spec.agent.preset)
@@ -194,113 +216,140 @@ async def _while_alive(worker: Worker, agent: Coroutine[Any, Any, AgentOutcome]
                 await task
 
 
-async def run_once(spec: RunSpec, worker: Worker) -> RunResult:
-    started = time.monotonic()
-    started_at = _now()
-    folder = _folder(spec.artifacts)
-    marks: dict[str, float] = {}
-    outcome = AgentOutcome(no_claim("the agent did not run"))
+@dataclass
+class _Evidence:
+    """What one run has gathered so far. Every phase adds to it, so a run that breaks
+    part way still reports everything it had."""
+
+    spec: RunSpec
+    worker: Worker
+    folder: Path
+    started: float = field(default_factory=time.monotonic)
+    started_at: str = field(default_factory=lambda: _now())
+    marks: dict[str, float] = field(default_factory=dict)  # phase -> when it ended
+    outcome: AgentOutcome = field(
+        default_factory=lambda: AgentOutcome(no_claim("the agent did not run")))
     state: dict[str, Any] | None = None
     infra: InfraError | None = None
-    page_facts: PageFacts | None = None
+    page: PageFacts | None = None
     screenshot: str | None = None
-    notes: list[str] = []
+    notes: list[str] = field(default_factory=list)
+
+    def result(self, record: RecordFacts | None) -> RunResult:
+        end = time.monotonic()
+        setup_end = self.marks.get("setup", end)
+        agent_end = self.marks.get("agent", setup_end)
+        return RunResult(
+            run_id=self.spec.run_id, variant=self.spec.variant,
+            repetition=self.spec.repetition, worker=self.worker.index,
+            started_at=self.started_at,
+            timings=Timings(total=end - self.started, setup=setup_end - self.started,
+                            agent=agent_end - setup_end, evaluate=end - agent_end),
+            agent=self.outcome, state=self.state, infra=self.infra, page=self.page,
+            record=record, screenshot=self.screenshot, notes=tuple(self.notes))
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """The browser as the agent gets it."""
+
+    token: str
+    start_url: str
+    cdp_url: str  # the guard's when the variant has a fault, Chromium's otherwise
+    context: Any
+    page: Any
+    crashed: list[str]  # filled by the page's crash event
+
+
+async def run_once(spec: RunSpec, worker: Worker) -> RunResult:
+    run = _Evidence(spec, worker, _folder(spec.artifacts))
     fault = FAULT_VARIANTS.get(spec.variant)
-    token: str | None = None
-    guard = contextlib.AsyncExitStack()
-    browser: Any = None
-    context: Any = None
-    crashed: list[str] = []
     try:
-        try:
-            info = await worker.shop.create_run(spec.suite_run, shop_variant(spec.variant),
-                                                spec.repetition)
-        except Exception as exc:
-            raise Infra("shop", f"the shop did not create a run: {_first_line(exc)}") from None
-        token, start_url = str(info["token"]), str(info["start_url"])
-        setup = setup_from_data(info["browser"])
-        try:
-            chrome = await worker.ensure_chrome()
-        except Infra:
-            raise
-        except Exception as exc:
-            raise Infra("browser", f"Chromium did not start: {_first_line(exc)}") from None
-        cdp_url = chrome.http_url
-        try:
-            async with asyncio.timeout(SETUP_TIMEOUT):
-                if fault is not None:
-                    running = await guard.enter_async_context(running_guard(GuardOptions(
-                        upstream=cdp_url, config=parse_config({}), port=0,
-                        record_path=folder / RECORD, install_signal_handlers=False,
-                        fault=parse_fault(fault.fault_text(token), fault.at)),
-                        "gauntlet run finished"))
-                    cdp_url = running.url
-                browser = await worker.playwright.chromium.connect_over_cdp(cdp_url)
-                context = await new_context(browser, setup)
-                page = await new_page(context, setup)
-                page.on("crash", lambda _: crashed.append("the page's renderer crashed"))
-                await page.goto(start_url)
-        except Exception as exc:
-            kind = "browser" if not worker.chrome_alive() else "harness"
-            raise Infra(kind, f"could not prepare the browser: {_first_line(exc)}") from None
-        marks["setup"] = time.monotonic()
-        if isinstance(spec.agent, CommandAgentSpec):
-            env = agent_env(spec.agent, cdp_url=cdp_url, start_url=start_url,
-                            task_name=spec.task_name, task_text=spec.task_text,
-                            deadline=spec.deadline)
-            outcome = await _while_alive(worker, run_command_agent(spec.agent, env, spec.deadline,
-                                                             folder))
-        else:
-            outcome = await _while_alive(worker, _reference(spec, page, start_url))
-        marks["agent"] = time.monotonic()
-        if not worker.chrome_alive():
-            raise Infra("browser", "Chromium exited during the run")
-        if crashed:
-            raise Infra("browser", crashed[0])
-        state = await _settled_state(worker.shop, token)
-        live = [p for p in context.pages if not p.is_closed()]
-        if live:
-            end_page = page if not page.is_closed() else live[-1]
-            with contextlib.suppress(Exception):
-                page_facts = await _page_facts(end_page, start_url)
-            try:
-                await end_page.screenshot(path=str(folder / SCREENSHOT), scale="css",
-                                          timeout=10_000)
-                screenshot = SCREENSHOT
-            except Exception as exc:
-                notes.append(f"no screenshot: {_first_line(exc)}")
+        async with contextlib.AsyncExitStack() as stack:
+            prepared = await _prepare(stack, run, fault)
+            run.marks["setup"] = time.monotonic()
+            run.outcome = await _agent(run, prepared)
+            run.marks["agent"] = time.monotonic()
+            if not worker.chrome_alive():
+                raise Infra("browser", "Chromium exited during the run")
+            if prepared.crashed:
+                raise Infra("browser", prepared.crashed[0])
+            run.state = await _settled_state(worker.shop, prepared.token)
+            await _end_of_run(run, prepared)
     except Infra as exc:
-        infra = InfraError(exc.kind, str(exc))  # type: ignore[arg-type]
+        run.infra = InfraError(exc.kind, str(exc))  # type: ignore[arg-type]
     except Exception as exc:  # a harness bug: still evidence, never the suite's end
         log.exception("run %s failed in the harness", spec.run_id)
-        infra = InfraError("harness", _first_line(exc))
-    finally:
-        await _teardown(context, browser, guard)
-        if token is not None:
-            with contextlib.suppress(Exception):
-                await worker.shop.delete_run(token)
-    if infra is None and not worker.chrome_alive():
-        infra = InfraError("browser", "Chromium exited during the run")
-    record = record_facts(folder / RECORD) if fault is not None else None
-    end = time.monotonic()
-    setup_end = marks.get("setup", end)
-    agent_end = marks.get("agent", setup_end)
-    return RunResult(
-        run_id=spec.run_id, variant=spec.variant, repetition=spec.repetition,
-        worker=worker.index, started_at=started_at,
-        timings=Timings(total=end - started, setup=setup_end - started,
-                        agent=agent_end - setup_end, evaluate=end - agent_end),
-        agent=outcome, state=state, infra=infra, page=page_facts, record=record,
-        screenshot=screenshot, notes=tuple(notes))
+        run.infra = InfraError("harness", _first_line(exc))
+    if run.infra is None and not worker.chrome_alive():
+        run.infra = InfraError("browser", "Chromium exited during the run")
+    return run.result(record_facts(run.folder / RECORD) if fault is not None else None)
 
 
-async def _teardown(context: Any, browser: Any, guard: contextlib.AsyncExitStack) -> None:
-    # Each step on its own: a dead browser must not keep the guard running.
-    if context is not None:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(context.close(), 10)
-    if browser is not None:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(browser.close(), 10)
-    with contextlib.suppress(Exception):
-        await guard.aclose()
+async def _prepare(stack: contextlib.AsyncExitStack, run: _Evidence,
+                   fault: FaultVariant | None) -> _Prepared:
+    """A fresh shop run, the worker's Chromium, the variant's guard, and a fresh context
+    set up as the variant requires, on the start URL."""
+    spec, worker = run.spec, run.worker
+    with _failing_as("shop", "the shop did not create a run"):
+        info = await worker.shop.create_run(spec.suite_run, shop_variant(spec.variant),
+                                            spec.repetition)
+    token = str(info["token"])
+    stack.push_async_callback(_quietly, lambda: worker.shop.delete_run(token))
+    start_url = str(info["start_url"])
+    setup = setup_from_data(info["browser"])
+    with _failing_as("browser", "Chromium did not start"):
+        chrome = await worker.ensure_chrome()
+    cdp_url = chrome.http_url
+    crashed: list[str] = []
+    with _failing_as(lambda: "harness" if worker.chrome_alive() else "browser",
+                     "could not prepare the browser"):
+        async with asyncio.timeout(SETUP_TIMEOUT):
+            if fault is not None:
+                guard = contextlib.AsyncExitStack()
+                stack.push_async_callback(_quietly, guard.aclose)
+                running = await guard.enter_async_context(running_guard(GuardOptions(
+                    upstream=cdp_url, config=parse_config({}), port=0,
+                    record_path=run.folder / RECORD, install_signal_handlers=False,
+                    fault=parse_fault(fault.fault_text(token), fault.at)),
+                    "gauntlet run finished"))
+                cdp_url = running.url
+            browser = await worker.playwright.chromium.connect_over_cdp(cdp_url)
+            stack.push_async_callback(_quietly, browser.close, 10)
+            context = await new_context(browser, setup)
+            stack.push_async_callback(_quietly, context.close, 10)
+            page = await new_page(context, setup)
+            page.on("crash", lambda _: crashed.append("the page's renderer crashed"))
+            await page.goto(start_url)
+    return _Prepared(token, start_url, cdp_url, context, page, crashed)
+
+
+async def _agent(run: _Evidence, prepared: _Prepared) -> AgentOutcome:
+    """The agent, under its deadline, stopped at once if Chromium dies."""
+    spec = run.spec
+    if isinstance(spec.agent, CommandAgentSpec):
+        env = agent_env(spec.agent, cdp_url=prepared.cdp_url, start_url=prepared.start_url,
+                        task_name=spec.task_name, task_text=spec.task_text,
+                        deadline=spec.deadline)
+        return await _while_alive(run.worker, run_command_agent(spec.agent, env,
+                                                                spec.deadline, run.folder))
+    return await _while_alive(run.worker, _reference(spec, prepared.page,
+                                                     prepared.start_url))
+
+
+async def _end_of_run(run: _Evidence, prepared: _Prepared) -> None:
+    """The page as the agent left it, and a screenshot of it (a note when there is
+    none: the run is still scored from the shop's state)."""
+    from playwright.async_api import Error as PlaywrightError  # loaded by the executor
+
+    live = [p for p in prepared.context.pages if not p.is_closed()]
+    if not live:
+        return
+    end_page = prepared.page if not prepared.page.is_closed() else live[-1]
+    run.page = await _page_facts(end_page, prepared.start_url)
+    try:
+        await end_page.screenshot(path=str(run.folder / SCREENSHOT), scale="css",
+                                  timeout=10_000)
+        run.screenshot = SCREENSHOT
+    except (PlaywrightError, OSError) as exc:
+        run.notes.append(f"no screenshot: {_first_line(exc)}")
