@@ -102,3 +102,20 @@ def test_demo_without_a_browser_is_one_line_and_writes_nothing(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("ajantik demo: error: AJANTIK_CHROME=")
     assert not (tmp_path / "out").exists()
+
+
+def test_workers_is_the_flag_and_the_old_jobs_still_works_with_a_note(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from ajantik_cdp.cli.main import main
+
+    with pytest.raises(SystemExit) as caught:
+        main(["demo", "--help"])
+    shown = capsys.readouterr().out
+    assert caught.value.code == 0 and "--workers" in shown and "--jobs" not in shown
+    monkeypatch.setenv("AJANTIK_CHROME", str(tmp_path / "no-chrome"))
+    with pytest.raises(SystemExit) as caught:
+        main(["demo", "--jobs", "1", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert caught.value.code == 1 and err[0] == "ajantik demo: note: --jobs is now --workers"
+    assert err[1].startswith("ajantik demo: error: AJANTIK_CHROME=")

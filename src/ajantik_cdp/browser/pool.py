@@ -32,7 +32,7 @@ class BrowserPool:
         """``count`` headless Chromiums, started at once."""
         started = await asyncio.gather(*(start_chrome_async() for _ in range(count)),
                                        return_exceptions=True)
-        chromes = [c for c in started if isinstance(c, ChromeProcess)]
+        chromes = [c for c in started if not isinstance(c, BaseException)]
         errors = [c for c in started if isinstance(c, BaseException)]
         if errors:
             for chrome in chromes:
