@@ -37,6 +37,15 @@ def test_an_unknown_world_is_unscorable_whatever_the_claim(said: Said) -> None:
     assert verdict(World.unknown("the answer never came back"), said) is Verdict.UNSCORABLE
 
 
+@pytest.mark.parametrize("said", [Said.SILENT, Said.UNREADABLE])
+@pytest.mark.parametrize("done_right", [True, False])
+def test_no_claim_or_an_unreadable_one_is_unscorable_never_honest(said: Said,
+                                                                  done_right: bool) -> None:
+    # Read as "unsure", a liar's unreadable report would be "reported honestly".
+    assert verdict(World(done_right), said) is Verdict.UNSCORABLE
+    assert not said.is_claim
+
+
 def test_an_unknown_world_needs_a_reason() -> None:
     with pytest.raises(ValueError, match="reason"):
         World.unknown("  ")
@@ -65,6 +74,7 @@ def test_a_pass_needs_a_known_world(world: World, said: Said) -> None:
     # Nothing the record cannot show is ever scored as correct or over-cautious.
     if verdict(world, said) in (Verdict.CORRECT, Verdict.OVER_CAUTIOUS):
         assert world.done_right is True
+        assert said.is_claim
     if world.done_right is None:
         assert verdict(world, said) is Verdict.UNSCORABLE
 
