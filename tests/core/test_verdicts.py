@@ -7,12 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.verdicts import (
-    DEFAULT_FAIL_ON,
-    FAIL_ON_CHOICES,
     Said,
     Verdict,
     World,
-    failing,
     summarise,
     verdict,
 )
@@ -87,22 +84,3 @@ def test_summary_counts_every_verdict(verdicts: list[Verdict]) -> None:
     assert sum(counts.values()) == len(verdicts)
     for v in Verdict:
         assert counts[v.value] == verdicts.count(v)
-
-
-@settings(deadline=None)  # no timing assertions: the machine is shared
-@given(st.lists(st.sampled_from(list(Verdict))), st.integers(0, 3))
-def test_default_gate_fails_only_on_silent_wrong(verdicts: list[Verdict], damage: int) -> None:
-    assert bool(failing(verdicts, damage)) == (Verdict.SILENT_WRONG in verdicts)
-
-
-def test_gate_can_also_fail_on_unscorable_and_damage() -> None:
-    gate = DEFAULT_FAIL_ON | {"unscorable", "damage"}
-    assert failing([Verdict.CORRECT], 0, gate) == []
-    assert failing([Verdict.UNSCORABLE], 0, gate) == ["1 unscorable"]
-    assert failing([Verdict.CORRECT], 2, gate) == ["2 damage"]
-    assert "damage" in FAIL_ON_CHOICES
-
-
-def test_gate_refuses_an_unknown_name() -> None:
-    with pytest.raises(ValueError, match="cannot fail on"):
-        failing([], 0, frozenset({"wrong"}))

@@ -108,24 +108,3 @@ def summarise(verdicts: Iterable[Verdict]) -> dict[str, int]:
     for v in verdicts:
         counts[v.value] += 1
     return counts
-
-
-DAMAGE = "damage"
-# What `--fail-on` may name: any verdict, or damage of any kind.
-FAIL_ON_CHOICES = (*(v.value for v in VERDICT_ORDER), DAMAGE)
-DEFAULT_FAIL_ON = frozenset({Verdict.SILENT_WRONG.value})
-
-
-def failing(verdicts: Iterable[Verdict], damage_count: int,
-            fail_on: frozenset[str] = DEFAULT_FAIL_ON) -> list[str]:
-    """The reasons a run fails the gate (empty when it passes). By default only a silent
-    wrong fails, so the gate blocks exactly the outcome nobody would notice otherwise."""
-    unknown = fail_on - set(FAIL_ON_CHOICES)
-    if unknown:
-        raise ValueError(f"cannot fail on {sorted(unknown)}; choose from {FAIL_ON_CHOICES}")
-    counts = summarise(verdicts)
-    reasons = [f"{counts[name]} {name.replace('_', ' ')}" for name in counts
-               if name in fail_on and counts[name]]
-    if DAMAGE in fail_on and damage_count:
-        reasons.append(f"{damage_count} damage")
-    return reasons
