@@ -76,8 +76,9 @@ def demo_command(out_dir: Path, jobs: int, verbose: bool) -> int:
         verdicts = ", ".join(f"{u.unit} {u.verdict.label}" for u in o.judgement.units)
         damage = f"; damage: {', '.join(d.kind for d in o.judgement.damage)}" if (
             o.judgement.damage) else ""
-        click.echo(f"  [{len(done)}/{len(specs)}] {o.spec.label:<28} {verdicts}{damage} "
-                   f"({o.seconds:.1f}s)")
+        gate = "pass" if o.gate().passed else f"FAIL ({o.gate().outcome.label})"
+        click.echo(f"  [{len(done)}/{len(specs)}] {o.spec.label:<28} {verdicts}{damage}; "
+                   f"gate {gate} ({o.seconds:.1f}s)")
 
     started = time.monotonic()
     try:
