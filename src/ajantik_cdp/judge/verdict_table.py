@@ -53,10 +53,9 @@ def _said(u: UnitResult) -> Text:
     if claim.said is Said.SILENT:
         return Text(f"no claim ({claim.reason})", style="yellow")
     if claim.said is Said.UNREADABLE:
-        return Text(f'claim unreadable: "{quote}"', style="yellow") + Text(
-            f"\n{claim.reason}", style="dim")
+        return Text(claim.reason, style="yellow") + Text(f'\n"{quote}"', style="dim")
     said = claim.said.value.replace("_", " ")
-    form = Text(f" ({claim.form})", style="dim") if claim.form else Text("")
+    form = Text(f" (from a {claim.form})", style="dim") if claim.form else Text("")
     return Text(f'{said}: "{quote}"') + form
 
 
