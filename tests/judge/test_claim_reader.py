@@ -189,3 +189,17 @@ def test_any_text_is_read_without_error_and_quoted_verbatim(text: str) -> None:
             assert any(w in folded for w in ("done", "complete", "finished", "succe", "ok",
                                              "ready", "prepared", "✅", "✔", "✓", "☑", "🟢",
                                              "[x]", "yes", "true")), claim
+
+
+def test_a_claim_is_read_next_to_its_unit_only() -> None:
+    # Patterns look a bounded way from the unit: a hostile report (a long run of spaces
+    # or dashes, which once made the patterns backtrack for minutes) is read quickly.
+    # Any run of spaces is one space...
+    assert read_claim("R-101" + " " * 5000 + "done", "R-101").said is Said.DONE
+    # ...but a status far from its unit is not its claim.
+    assert read_claim("R-101" + " -" * 5000 + " done", "R-101").said is Said.UNREADABLE
+    assert read_claim("R-101" + " -" * 5000 + " x", "R-101").said is Said.UNREADABLE
+    assert read_claim("| R-101 |" + " " * 5000 + "x |", "R-101").said is Said.UNREADABLE
+    assert read_claim("R-101" + "|" * 100_000, "R-101").said is Said.UNREADABLE
+    long_note = "R-101: done — " + "every section was saved and read back. " * 200
+    assert read_claim(long_note, "R-101").said is Said.DONE

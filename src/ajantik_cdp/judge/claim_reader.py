@@ -146,6 +146,7 @@ _STATUS_HEADER_RE = re.compile(r"^\s*(?:status|state|outcome|result|claim|verdic
                                re.IGNORECASE)
 _SEPARATOR_ROW_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _REST_IS_EMPTY_RE = re.compile(rf"^(?:\s|[.!)\]]|{_GROUP})*$")
+_HEADING_REST_RE = re.compile(rf"(?:\s?(?:{_GROUP}))*[\s:\-]*")
 
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b"
                                  "\ufe58\ufe63\uff0d"), "-")
@@ -155,6 +156,11 @@ _LINK_RE = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
 _TAG_RE = re.compile(r"</?(?:b|strong|i|em|code|u|s|mark|span|del)\b[^>]*>", re.IGNORECASE)
 _EMPHASIS_RE = re.compile(r"[*_`~]")
 _ARROW_RE = re.compile(r"[→⇒➜➔»⟶]")
+_SPACES_RE = re.compile(r"\s+")
+# A claim stands next to its unit: patterns look this far from it and no further, so a
+# hostile report (a megabyte of dashes) costs time in proportion to its length.
+WINDOW = 400
+MAX_CELLS = 32
 
 
 def normalise(text: str) -> str:
@@ -166,7 +172,8 @@ def normalise(text: str) -> str:
     s = _TAG_RE.sub(" ", s)
     s = _EMPHASIS_RE.sub(" ", s)
     s = _ARROW_RE.sub(" - ", s)
-    return s.replace("\u00a0", " ")
+    # One space for any run: besides tidiness, it keeps the patterns below linear.
+    return _SPACES_RE.sub(" ", s)
 
 
 def _said_of(m: re.Match[str]) -> Said:
@@ -264,16 +271,19 @@ def _group_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     depth = 0
     start = 0
-    for i, ch in enumerate(text):
-        if ch in "([":
+    for m in _BRACKET_RE.finditer(text):
+        if m.group() in "([":
             if depth == 0:
-                start = i
+                start = m.start()
             depth += 1
-        elif ch in ")]" and depth:
+        elif depth:
             depth -= 1
             if depth == 0:
-                spans.append((start, i + 1))
+                spans.append((start, m.end()))
     return spans
+
+
+_BRACKET_RE = re.compile(r"[()\[\]]")
 
 
 @dataclass(frozen=True)
@@ -314,7 +324,7 @@ def _unwrap_bare_units(units: _Units, text: str) -> str:
 
 
 def _joined(text: str, start: int, end: int) -> bool:
-    return _JOIN_RE.fullmatch(text, start, end) is not None
+    return end - start <= WINDOW and _JOIN_RE.fullmatch(text, start, end) is not None
 
 
 def _line_claims(units: _Units, text: str, at: int = 0,
@@ -340,11 +350,12 @@ def _line_claims(units: _Units, text: str, at: int = 0,
             j += 1
         group = top[i:j + 1]
         limit = top[j + 1].start if j + 1 < len(top) else len(text)
-        tail = _status_at(text[:limit], group[-1].end)
+        tail = _status_at(text[:min(limit, group[-1].end + WINDOW)], group[-1].end)
         # Slices, not pos/endpos: "^" would not match at pos.
-        before = text[prev_end:group[0].start]
-        head = (_HEAD_START_RE.search(before) if i == 0 else None) or _HEAD_LATER_RE.search(
-            before)
+        before = text[max(prev_end, group[0].start - WINDOW):group[0].start]
+        whole = group[0].start - prev_end <= WINDOW
+        head = (_HEAD_START_RE.search(before) if i == 0 and whole else None) or (
+            _HEAD_LATER_RE.search(before))
         saids: set[Said] = set()
         problem = ""
         if tail is not None:
@@ -378,9 +389,14 @@ def _line_claims(units: _Units, text: str, at: int = 0,
         bare = (_joined(text, a + 1, inner[0].start) and _joined(text, inner[-1].end, b - 1)
                 and all(_joined(text, x.end, y.start)
                         for x, y in itertools.pairwise(inner)))
-        status = _STATUS_BEFORE_RE.search(text[at:a])
+        start = max(at, a - WINDOW)
+        status = _STATUS_BEFORE_RE.search(text[start:a])
+        if status is not None and start > at and status.start() == 0 and (
+                text[start] not in ",;:."):
+            status = None  # "^" matched where the window was cut, not at the line start
         if bare and status is not None and not any(
-                s < at + status.end() and e > at + status.start() for s, e in consumed):
+                s < start + status.end() and e > start + status.start()
+                for s, e in consumed):
             claims.extend((o.unit, _Read(_said_of(status), 0)) for o in inner)
         else:
             mentioned.extend(o.unit for o in inner)
@@ -399,7 +415,9 @@ def _cells(row: str) -> list[str]:
         body = body[1:]
     if body.endswith("|") and not body.endswith("\\|"):
         body = body[:-1]
-    return [c.replace("\\|", "|") for c in re.split(r"(?<!\\)\|", body)]
+    # A claim's row has a handful of cells; the rest of a freak row is not read.
+    cells = re.split(r"(?<!\\)\|", body, maxsplit=MAX_CELLS)[:MAX_CELLS]
+    return [c.replace("\\|", "|") for c in cells]
 
 
 def _cell_status(cell: str, question: bool = False) -> tuple[_Read | None, bool]:
@@ -408,13 +426,14 @@ def _cell_status(cell: str, question: bool = False) -> tuple[_Read | None, bool]
         answer = _ANSWERS.get(cell.strip().strip(".!").casefold())
         if answer is not None:
             return _Read(answer, len(cell)), True
-    padded = " " + cell
+    padded = " " + cell[:WINDOW]
     read = _status_at(padded, 0)
     if read is None:
         return None, False
     if read.said is None:
         return read, True
-    return read, _REST_IS_EMPTY_RE.match(padded[read.end:]) is not None
+    full = len(cell) <= WINDOW and _REST_IS_EMPTY_RE.match(padded[read.end:]) is not None
+    return read, full
 
 
 def _is_row(norm: str) -> bool:
@@ -628,7 +647,7 @@ def _heading_unit(units: _Units, norm: str, at: int, claims: list[tuple[int, _Re
     occ = [o for o in _occurrences(units, norm) if o.start >= at]
     if len(occ) != 1 or norm[at:occ[0].start].strip():
         return None
-    if not re.fullmatch(rf"(?:\s*(?:{_GROUP}))*[\s:\-]*", norm[occ[0].end:]):
+    if not _HEADING_REST_RE.fullmatch(norm[occ[0].end:occ[0].end + WINDOW + 1]):
         return None
     return occ[0].unit
 
@@ -644,14 +663,14 @@ def _status_under(units: _Units, norms: list[str], n: int) -> tuple[int, _Read] 
         body = norm[start.end() if start else 0:]
         if _LABEL_LINE_RE.match(body) is None:
             continue
-        read = _status_at(body, 0)
+        read = _status_at(body[:WINDOW], 0)
         if read is None:
             read = _Read(None, 0, "its status line holds no status the reader knows")
         return k + 1, read
     return None
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=8)  # the judge asks once per unit of one report
 def _read_all(text: str, names: tuple[str, ...]) -> tuple[Claim, ...]:
     if not text.strip():
         return tuple(Claim.silent("no claim: the report is empty (the skill printed nothing)")
@@ -660,6 +679,9 @@ def _read_all(text: str, names: tuple[str, ...]) -> tuple[Claim, ...]:
     raw_lines = text.splitlines(keepends=True)
     structured = _structured(units, [ln.rstrip("\r\n") for ln in raw_lines], text)
     scan = _scan(units, raw_lines)
+    by_unit: dict[int, list[_Finding]] = {}
+    for f in scan.findings:
+        by_unit.setdefault(f.unit, []).append(f)
     out = []
     for i, name in enumerate(names):
         if i in structured.claims:
@@ -667,8 +689,7 @@ def _read_all(text: str, names: tuple[str, ...]) -> tuple[Claim, ...]:
         elif structured.broken is not None:
             out.append(Claim.unreadable(*structured.broken))
         else:
-            out.append(_resolve(name, [f for f in scan.findings if f.unit == i],
-                                scan.mentions.get(i)))
+            out.append(_resolve(name, by_unit.get(i, []), scan.mentions.get(i)))
     return tuple(out)
 
 
