@@ -70,6 +70,12 @@ def test_checkboxes() -> None:
     ("| Record | Done? |\n|---|---|\n| R-101 | yes |\n| R-102 | no |",
      {"R-101": D, "R-102": N}),
     ("R-1010: not done\nR-101: done", {"R-101": D}),
+    ("- R-101 — Done: no — the upload is missing\n- R-102 — Complete: yes",
+     {"R-101": N, "R-102": D}),
+    ("R-101: done: no errors", {"R-101": D}),
+    ('{"units": [{"unit": "R-101", "status": "done"}, {"id": "R-102", "status": "failed"}]}',
+     {"R-101": D, "R-102": N}),
+    ('\ufeff{"units": {"R-101": "done"}}', {"R-101": D}),
 ])
 def test_more_forms(text: str, expected: dict[str, Said]) -> None:
     units = tuple(expected)
@@ -91,6 +97,7 @@ def test_more_forms(text: str, expected: dict[str, Said]) -> None:
     ('{"units": ["R-101"]}\nR-101: done', "JSON units line cannot be read"),
     ('{"units": {"R-101": "done"\nR-101: done', "not valid JSON"),
     ("### R-101\n- Status: with the operator for review", "status line"),
+    ("R-101: failed: no", "answers a status with yes or no"),
 ])
 def test_a_mention_it_cannot_read_is_unreadable_with_the_line_quoted(text: str,
                                                                       why: str) -> None:
@@ -99,6 +106,10 @@ def test_a_mention_it_cannot_read_is_unreadable_with_the_line_quoted(text: str,
     assert claim.reason.startswith("claim unreadable: ")
     assert why in claim.reason
     assert claim.quote and claim.quote in text
+
+
+def test_a_unit_named_only_by_marks_is_never_found() -> None:
+    assert read_claims("R-101: done", ("**", "R-101"))["**"].said is Said.SILENT
 
 
 def test_silence_is_no_claim_and_says_why() -> None:

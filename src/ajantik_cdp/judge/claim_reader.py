@@ -130,6 +130,8 @@ _TAIL_RE = re.compile(
     r"|entirely)\s+)?"
     rf"[{_DECOR}\s]*{_STATUS}",
     re.IGNORECASE)
+_ANSWER_AFTER_RE = re.compile(r"\s*\??\s*[:=]\s*(yes|no|true|false)\s*(?:$|[.,;:)|-])",
+                              re.IGNORECASE)
 _EXCEPT_RE = re.compile(r"\s*[,;]?\s*(?:except|apart\s+from|other\s+than|aside\s+from"
                         r"|save\s+for)(?![a-z])", re.IGNORECASE)
 _HEAD_START_RE = re.compile(rf"^\s*(?:\[(?P<box>[ xX])\]\s*)?(?:{_STATUS})?{_SEP}$",
@@ -215,7 +217,13 @@ def _status_at(text: str, pos: int) -> _Read | None:
     if first.group("hedge") and said is Said.DONE:
         said = Said.NOT_DONE  # "almost done" is not done
     rest = text[end:]
-    if rest.lstrip().startswith("?"):
+    answer = _ANSWER_AFTER_RE.match(rest)
+    if answer is not None:
+        # "Done: no" is a question answered, not a status: only a done word can ask it.
+        if said is not Said.DONE:
+            return _Read(None, end, "it answers a status with yes or no")
+        said = _ANSWERS[answer.group(1).casefold()]
+    elif rest.lstrip().startswith("?"):
         said = Said.UNSURE  # "done?" is a question, not a claim
     elif said is Said.DONE and _EXCEPT_RE.match(rest):
         said = Said.NOT_DONE  # "done except the upload" is not done
@@ -239,7 +247,8 @@ class _Units:
         alternatives = []
         for i, name in sorted(enumerate(names), key=lambda p: -len(p[1])):
             body = normalise(name).strip()
-            piece = re.escape(body).replace(r"\ ", r"\s+").replace(r"\-", "-")
+            piece = re.escape(body).replace(r"\ ", r"\s+").replace(r"\-", "-") if body else (
+                "(?!)")  # a name of marks only, "**": nothing in a report is that unit
             alternatives.append(f"(?P<u{i}>{piece})")
         pattern = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(alternatives)
                              + r")(?![A-Za-z0-9]|-[0-9])", re.IGNORECASE)
@@ -549,7 +558,7 @@ def _json_candidates(lines: list[str], text: str) -> Iterator[tuple[str, Any, st
         if not _looks_structured(stripped):
             continue
         try:
-            yield stripped, orjson.loads(stripped), ""
+            yield stripped, orjson.loads(stripped.lstrip("\ufeff")), ""
         except orjson.JSONDecodeError:
             yield stripped, None, "it is not valid JSON"
     whole = text.strip()
@@ -562,7 +571,22 @@ def _json_candidates(lines: list[str], text: str) -> Iterator[tuple[str, Any, st
 
 
 def _looks_structured(text: str) -> bool:
-    return text.startswith("{") and '"units"' in text
+    return text.lstrip("\ufeff").startswith("{") and '"units"' in text
+
+
+def _unit_statuses(units: Any) -> list[tuple[str, Any]] | None:
+    """(unit, status) pairs of a units object, or of a list of {"unit": ..., "status"}."""
+    if isinstance(units, dict):
+        return [(str(k), v) for k, v in units.items()]
+    if isinstance(units, list) and all(isinstance(x, dict) for x in units):
+        pairs = []
+        for item in units:
+            name = next((item[k] for k in ("unit", "id", "name") if k in item), None)
+            if not isinstance(name, str):
+                return None
+            pairs.append((name, item))
+        return pairs
+    return None
 
 
 def _structured(units: _Units, lines: list[str], text: str) -> _Structured:
@@ -572,13 +596,14 @@ def _structured(units: _Units, lines: list[str], text: str) -> _Structured:
     if last is None:
         return _Structured({}, None)
     quote, data, error = last
-    if not error and not (isinstance(data, dict) and isinstance(data.get("units"), dict)):
-        error = 'its "units" is not an object of unit: status'
-    if error:
+    pairs = _unit_statuses(data.get("units")) if isinstance(data, dict) else None
+    if not error and pairs is None:
+        error = 'its "units" is neither an object of unit: status nor a list of them'
+    if error or pairs is None:
         return _Structured({}, (quote, f"claim unreadable: the JSON units line cannot be "
                                        f"read: {error}"))
     claims = {}
-    for key, value in data["units"].items():
+    for key, value in pairs:
         unit = units.by_key.get(_key(str(key)))
         if unit is None:
             continue
