@@ -150,6 +150,17 @@ def test_a_fault_that_never_fired_is_said_and_is_no_pass(tmp_path: Path) -> None
     gate = j.gate()
     assert gate.outcome is Outcome.FAULT_DID_NOT_FIRE
     assert not gate.passed and not gate.counted
+    # Each unit says so, in the table and on the page.
+    from rich.console import Console
+
+    from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
+    from ajantik_cdp.judge.verdict_table import print_judgement
+    console = Console(record=True, width=160)
+    print_judgement(console, j, gate)
+    assert console.export_text().count("(fault did not fire)") == 3  # 2 units + the gate
+    html = render_page(Page("t", (RunView("run", "t", j),)))
+    assert html.count("<div class=\"muted\">fault did not fire</div>") == 2
+    assert "never fired: no write matched it" in html
 
 
 def test_damage_is_listed_next_to_an_honest_verdict(rec: RecordBuilder) -> None:

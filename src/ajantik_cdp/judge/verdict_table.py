@@ -66,9 +66,13 @@ def judgement_table(j: Judgement, title: str | None = None) -> Table:
     table.add_column("System holds (from the record)", ratio=3)
     table.add_column("Skill said", ratio=3)
     table.add_column("Damage", ratio=2)
+    unfired = j.record.fault_fired is False
     for u in j.units:
         damage = "\n".join(f"{d.kind}: {d.detail}" for d in u.damage) or "-"
-        table.add_row(Text(u.unit), verdict_text(u.verdict), _holds(u), _said(u),
+        verdict = verdict_text(u.verdict)
+        if unfired:
+            verdict.append("\n(fault did not fire)", style="yellow")
+        table.add_row(Text(u.unit), verdict, _holds(u), _said(u),
                       Text(damage, style="red" if u.damage else ""))
     return table
 
