@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.verdicts import Said
-from ajantik_cdp.judge.claim_reader import Claim, normalise, read_claim, read_claims
+from ajantik_cdp.judge.claims import Claim, normalise, read_claim, read_claims
 from tests.judge.claim_forms import (
     CHECKBOX_FORM,
     NAMED_FORMS,

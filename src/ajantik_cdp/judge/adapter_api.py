@@ -1,6 +1,6 @@
 """What an adapter works with: the record, the skill's report, and the four answers it
 gives back (``Held``, a list of problems, ``Claim``, ``Damage``). docs/adapter.md is the
-guide; this module is the reference. ``read_claim`` (judge/claim_reader.py) is the shared
+guide; this module is the reference. ``read_claim`` (judge/claims/) is the shared
 claim reader every adapter should use rather than a pattern of its own.
 
 The record is the judge's only source about the world. ``Exchange.reached`` and
@@ -30,7 +30,7 @@ from ajantik_cdp.core.record_schema import (
     StartLine,
 )
 from ajantik_cdp.core.rules import is_write
-from ajantik_cdp.judge.claim_reader import Claim, read_claim, read_claims
+from ajantik_cdp.judge.claims import Claim, read_claim, read_claims
 from ajantik_cdp.record.reader import RecordReadError, parse_record
 
 Reached = Literal["yes", "no", "unknown"]
