@@ -28,11 +28,13 @@ from ajantik_cdp.core.discovery import (
 from ajantik_cdp.core.faults import FaultSpec, FaultState
 from ajantik_cdp.core.record_schema import StartLine
 from ajantik_cdp.core.redaction import Redactor
+from ajantik_cdp.core.targets import TargetState
 from ajantik_cdp.local_http import start_app
 from ajantik_cdp.proxy.bridge import ClientLink
-from ajantik_cdp.proxy.events import GuardEvents
+from ajantik_cdp.proxy.cdp_connection import CdpError, ConnectionLost
 from ajantik_cdp.proxy.guardian import Guardian
 from ajantik_cdp.proxy.page_scripts import PageScripts
+from ajantik_cdp.proxy.reports import Reports
 from ajantik_cdp.record.writer import RecordWriter, set_aside
 
 log = logging.getLogger("ajantik.cdp")
@@ -97,7 +99,7 @@ class GuardServer:
         self.http: aiohttp.ClientSession | None = None
         self.runner: web.AppRunner | None = None
         self.writer: RecordWriter | None = None
-        self.events: GuardEvents | None = None
+        self.reports: Reports | None = None
         self.guardian: Guardian | None = None
         self.links: set[ClientLink] = set()
         self.port = options.port
@@ -131,9 +133,8 @@ class GuardServer:
             if moved is not None:
                 log.info("moved the previous record to %s", moved)
             self.writer = RecordWriter(opts.record_path)
-        self.events = GuardEvents(self.writer, Redactor(opts.config, os.urandom(32)))
-        scripts = PageScripts(opts.config.deny_clicks, self.events)
-        self.guardian = Guardian(opts.config, FaultState(opts.fault), self.events, scripts)
+        self.reports = Reports(self.writer, Redactor(opts.config, os.urandom(32)))
+        scripts = PageScripts(opts.config.deny_clicks, self.reports)
         if self.writer is not None:
             self.writer.start(StartLine(
                 guard_version=__version__,
@@ -143,11 +144,15 @@ class GuardServer:
                 fault=opts.fault.as_data() if opts.fault else None,
             ))
         try:
-            await self.guardian.start(self.http, browser_ws)
+            self.guardian = await Guardian.start(self.http, browser_ws, opts.config,
+                                                 FaultState(opts.fault), self.reports, scripts)
         except (aiohttp.ClientError, OSError) as exc:
             raise GuardStartError(f"could not open Chrome's browser websocket: {exc}") from None
+        except (CdpError, ConnectionLost, TimeoutError) as exc:
+            raise GuardStartError("could not put the guard's net in place: "
+                                  f"{exc or 'Chrome did not answer in time'}") from None
         self._ready.set()
-        held = sum(1 for t in self.guardian.targets.values() if t.state.value == "guarded")
+        held = sum(1 for t in self.guardian.targets if t.state is TargetState.GUARDED)
         log.info("guarding %s (%d targets); skills connect to http://%s",
                  self.upstream.version.get("Browser", "Chrome"), held, self.own_netloc)
         cfg = self.options.config
@@ -347,7 +352,7 @@ class GuardServer:
                                 content_type="application/json")
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
-        assert self.http is not None and self.guardian is not None and self.events is not None
+        assert self.http is not None and self.guardian is not None and self.reports is not None
         if self.guardian.closed.is_set():
             return web.Response(status=503, text="the guard has lost Chrome")
         # timeout: how long closing waits for the client's reply. A client that never
@@ -368,7 +373,7 @@ class GuardServer:
         await client.prepare(request)
         page_target = request.match_info.get("target_id")
         gate = ClientGate(self.options.config, page_target=page_target)
-        link = ClientLink(client, upstream, gate, self.guardian, self.events,
+        link = ClientLink(client, upstream, gate, self.guardian, self.reports,
                           self.options.hold_timeout)
         self.links.add(link)
         try:
