@@ -49,6 +49,9 @@ _SENSITIVE_HEADERS = frozenset(
 # (Ocp-Apim-Subscription-Key, X-Functions-Key, X-Hub-Signature).
 _HEADER_SECRET_WORDS = frozenset({"key", "signature", "sig"})
 _URL_HEADERS = frozenset({"location", "referer", "content-location", "origin", "link"})
+# Headers repeat from one request to the next (User-Agent, Accept, sec-ch-ua, Origin...):
+# each distinct one is inspected once per record.
+_HEADER_CACHE = 4096
 
 
 @functools.lru_cache(maxsize=1024)
@@ -64,6 +67,7 @@ class Redactor:
             raise ValueError("the fingerprint key must be at least 16 bytes")
         self._config = config
         self._key = key
+        self._headers: dict[tuple[str, str], str] = {}
 
     def fingerprint(self, data: bytes) -> str:
         mac = hmac.HMAC(self._key, hashes.SHA256())
@@ -88,6 +92,15 @@ class Redactor:
         return Body(length=len(data), withheld=Withheld(reason, self.fingerprint(data)))
 
     def header_value(self, name: str, value: str) -> str:
+        key = (name, value)
+        shown = self._headers.get(key)
+        if shown is None:
+            if len(self._headers) >= _HEADER_CACHE:
+                self._headers.clear()
+            shown = self._headers[key] = self._header_value(name, value)
+        return shown
+
+    def _header_value(self, name: str, value: str) -> str:
         if is_secret_header(name) or has_token(value) or is_auth_value(value):
             return f"{WITHHELD} {self.fingerprint(value.encode())}"
         if name.lower() in _URL_HEADERS:
