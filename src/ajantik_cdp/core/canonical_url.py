@@ -33,8 +33,8 @@ import functools
 import ipaddress
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import product
 from urllib.parse import urlsplit, urlunsplit
 
 import idna
@@ -45,6 +45,8 @@ DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_ESCAPE_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_UNSAFE_LITERAL = re.compile(r"%(?![0-9A-Fa-f]{2})|[\x00-\x20\x7f]")
 _TAB_OR_NEWLINE = re.compile(r"[\t\n\r]")
 
 # Characters whose escape is kept in the canonical form because decoding it could move a
@@ -173,6 +175,7 @@ def _parse(url: str) -> tuple[str, str, int | None, str, str | None] | None:
     return scheme, host, port, path, (query if qmark else None)
 
 
+@functools.lru_cache(maxsize=1024)
 def canonical_host(host: str) -> str | None:
     """A host as Chrome's URL parser leaves it, minus any trailing dot; None if invalid."""
     if host.startswith("["):
@@ -263,38 +266,28 @@ def _ipv4(labels: list[str]) -> str | None:
 
 def _decode(text: str, keep: frozenset[str], *, controls: bool = False) -> str:
     """Decode percent-escapes (as UTF-8) except those of ``keep`` and, unless
-    ``controls``, of controls and DEL; escapes left in place are upper-cased, bytes that
-    are not UTF-8 stay escaped."""
-    if "%" not in text and (controls or (text.isprintable() and " " not in text)):
+    ``controls``, of spaces, controls and DEL. Escapes left in place are upper-cased and
+    bytes that are not UTF-8 stay escaped."""
+    if not controls and _UNSAFE_LITERAL.search(text):
+        # A lone '%', a raw space or control is escaped, so that the canonical form is
+        # its own ('%%34%31' must not come back as 'A', a trailing space must not be
+        # trimmed away on the next parse).
+        text = _UNSAFE_LITERAL.sub(lambda m: f"%{ord(m.group()):02X}", text)
+    if "%" not in text:
         return text
+    return _ESCAPE_RUN.sub(lambda m: _decode_run(m.group(), keep, controls), text)
+
+
+def _decode_run(run: str, keep: frozenset[str], controls: bool) -> str:
     out: list[str] = []
-    i = 0
-    while i < len(text):
-        m = _ESCAPE.match(text, i)
-        if m is None:
-            ch = text[i]
-            if not controls and (ch == "%" or ord(ch) <= 0x20 or ord(ch) == 0x7F):
-                # A lone '%', a space and a raw control are escaped, so that the
-                # canonical form is its own ('%%34%31' must not come back as 'A', a
-                # trailing space must not be trimmed away).
-                out.append(f"%{ord(ch):02X}")
-            else:
-                out.append(ch)
-            i += 1
-            continue
-        run = bytearray()
-        while m is not None:
-            run.append(int(m.group()[1:], 16))
-            i = m.end()
-            m = _ESCAPE.match(text, i)
-        for ch in bytes(run).decode("utf-8", errors="surrogateescape"):
-            code = ord(ch)
-            if 0xDC80 <= code <= 0xDCFF:  # a byte that is not part of valid UTF-8
-                out.append(f"%{code - 0xDC00:02X}")
-            elif ch in keep or (not controls and (code <= 0x20 or code == 0x7F)):
-                out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8")))
-            else:
-                out.append(ch)
+    for ch in bytes.fromhex(run.replace("%", "")).decode("utf-8", errors="surrogateescape"):
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # a byte that is not part of valid UTF-8
+            out.append(f"%{code - 0xDC00:02X}")
+        elif ch in keep or (not controls and (code <= 0x20 or code == 0x7F)):
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8")))
+        else:
+            out.append(ch)
     return "".join(out)
 
 
@@ -375,19 +368,15 @@ def _server_parts(path: str, query: str | None) -> list[tuple[str, str | None]]:
         or any(seg.endswith((".", " ")) for seg in path.split("/"))
     )
     if ambiguous:
-        for decode, backslash, params, merge, dots in product(
-                (_decode_once, _decode_all), (False, True), (False, True), (False, True),
-                (False, True)):
-            p = decode(path)
-            if backslash:
-                p = p.replace("\\", "/")
-            if params:
-                p = _strip_params(p)
-            if merge:
-                p = _merge_slashes(p)
-            if dots:
-                p = _resolve_dots(p)
-            paths.append(p)
+        # Each stage is applied or not, in the order servers apply them; equal
+        # intermediate results are merged so that the work stays small.
+        stages: list[Callable[[str], str]] = [
+            lambda p: p.replace("\\", "/"), _strip_params, _merge_slashes]
+        variants = {_decode_once(path), _decode_all(path)}
+        for stage in stages:
+            variants |= {stage(v) for v in variants}
+        paths += sorted(variants)
+        paths += sorted({_resolve_dots(v) for v in variants})
         paths.append(_resolve_dots(_fold(_merge_slashes(_strip_params(
             _decode_all(path).replace("\\", "/"))))))
     return [(p, q) for p in dict.fromkeys(paths) for q in queries]
