@@ -92,6 +92,8 @@ LABELS = """<!doctype html><meta charset="utf-8"><title>labels</title>
   <area id="area" shape="rect" coords="0,0,50,50" href="#a" alt="Go there"></map>
 <select size="3"><option id="listoption">First</option><option>Second</option></select>
 <label id="textlabel" for="textinput">Name</label><input id="textinput">
+<button id="shy">Pro&shy;ceed to sub&#8203;mission</button>
+<div id="twotokens" role="none button">Go</div>
 <div id="plain">Not pressable</div>
 <x-slotted id="slotted">Proceed <i>now</i></x-slotted>
 <script>

@@ -10,6 +10,9 @@ IMG = ("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='50' 
        "%3Crect width='50' height='50'/%3E%3C/svg%3E")
 
 CORPUS: list[tuple[str, str]] = [
+    ("role-first-known-token", '<div data-t role="fancy button">Go</div>'),
+    ("role-two-known-tokens", '<div data-t role="link button" tabindex="0">Both</div>'),
+    ("internals-role", '<x-internals data-host></x-internals>'),
     ('text', '<button data-t>Proceed to submission</button>'),
     ('aria-label', '<button data-t aria-label="Pay now">x</button>'),
     ('labelledby-two',
@@ -381,6 +384,10 @@ shadow('x-slot-btn', '<div role="button" data-t="shadow-slot">Step: <slot></slot
 shadow('x-inner-btn', '<button data-t="shadow-inner">Proceed to <b>submission</b></button>');
 shadow('x-host-btn', '<span>Shadow</span> <slot></slot> text');
 shadow('x-ws', '<span>Shadow</span> <slot></slot> text');
+customElements.define('x-internals', class extends HTMLElement { constructor() { super();
+  const internals = this.attachInternals();
+  internals.role = 'button'; internals.ariaLabel = 'Internals label';
+  this.setAttribute('data-t', 'internals-role'); this.textContent = 'Content'; } });
 shadow('x-lb', '<span id="in">Shadow label</span>' +
                '<button data-t="labelledby-shadow-id" aria-labelledby="in">x</button>');
 </script>"""
@@ -397,6 +404,8 @@ IGNORED_BY_CHROME = {
 NOT_AT_PARITY = {
     "audio-in-content": "Chrome reads the text of the media controls' user-agent shadow "
                         "root ('Unable to play media.'), which pages cannot reach",
+    "internals-role": "a custom element's ElementInternals (role, ariaLabel) are private "
+                      "to the page's script; the page-side computation sees only the DOM",
     "object-fallback": "Chrome names a control holding an <object> with fallback content "
                        "'' (it reads the object, not its fallback); the page reads the "
                        "fallback text",

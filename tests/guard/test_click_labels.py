@@ -127,6 +127,8 @@ def test_the_issue_shapes_are_named_proceed_to_submission(
     ("#link", ["Go to checkout"]),
     ("#masked", ["Cancel", "Proceed to submission"]),
     ("#checkbox", ["Proceed to submission"]),
+    # What Chrome names "Pro\xadceed to sub\u200bmission" reads as the plain words.
+    ("#shy", ["Pro\xadceed to sub\u200bmission", "Proceed to submission"]),
 ])
 async def test_labels_name_first_then_every_source(labels_page: Any, element: str,
                                                    labels: list[str]) -> None:
@@ -155,6 +157,7 @@ async def test_slotted_text_inside_a_shadow_button(labels_page: Any) -> None:
     ("document.getElementById('area')", "area"),
     ("document.getElementById('listoption')", "listoption"),
     ("document.getElementById('textlabel')", None),
+    ("document.getElementById('twotokens')", "twotokens"),
 ])
 async def test_nearest_pressable_ancestor_on_the_composed_path(labels_page: Any, start: str,
                                                                pressable: str | None) -> None:

@@ -20,6 +20,19 @@ function ajantikLabels() {
     ...PRESSABLE_ROLES, "heading", "cell", "gridcell", "columnheader", "rowheader", "row",
     "tooltip", "legend", "caption", "term", "sectionhead",
   ]);
+  // Roles that neither press nor take their name from content, which still end the
+  // search for a role among role="..." tokens.
+  const OTHER_ROLES = new Set([
+    "none", "presentation", "generic", "group", "img", "image", "textbox", "searchbox",
+    "combobox", "listbox", "slider", "spinbutton", "progressbar", "meter", "scrollbar",
+    "separator", "dialog", "alertdialog", "alert", "status", "log", "marquee", "timer",
+    "list", "listitem", "menu", "menubar", "tablist", "tabpanel", "tree", "treegrid",
+    "grid", "table", "rowgroup", "radiogroup", "toolbar", "region", "article", "document",
+    "application", "banner", "complementary", "contentinfo", "form", "main", "navigation",
+    "search", "note", "math", "figure", "feed", "definition", "directory", "paragraph",
+    "blockquote", "code", "emphasis", "strong", "deletion", "insertion", "subscript",
+    "superscript", "time", "caption", "mark", "comment", "suggestion",
+  ]);
   const INPUT_BUTTONS = new Set(["button", "submit", "reset", "image"]);
   const INPUT_PRESSABLE = new Set([...INPUT_BUTTONS, "checkbox", "radio"]);
   const TEXT_INPUTS = new Set(["text", "search", "url", "tel", "email", "password"]);
@@ -42,11 +55,18 @@ function ajantikLabels() {
   const chromeTrim = (s) => asciiCollapse(s).replace(/^ | $/g, "");
   // What patterns are matched against: every kind of whitespace is one space.
   const collapse = (s) => (s || "").replace(/\s+/g, " ").trim();
+  // A label as it reads: compatibility forms folded (fullwidth letters), and characters
+  // that show nothing (soft hyphen, zero-width space and joiners, word joiner) removed.
+  const folded = (s) => collapse((s || "").normalize("NFKC")
+    .replace(/[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]/g, ""));
 
   const styleOf = (el, pseudo) => el.ownerDocument.defaultView.getComputedStyle(el, pseudo);
 
+  // The first token of role="..." that names a role this file knows; Chrome likewise
+  // skips tokens it does not know (role="fancy button" is a button).
   function roleOf(el) {
-    const explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase();
+    const tokens = (el.getAttribute("role") || "").trim().toLowerCase().split(/\s+/);
+    const explicit = tokens.find((t) => CONTENT_ROLES.has(t) || OTHER_ROLES.has(t));
     if (explicit) return explicit;
     const tag = el.localName;
     if (tag === "button" || tag === "summary") return "button";
@@ -69,7 +89,10 @@ function ajantikLabels() {
     if (tag === "button" || tag === "summary" || tag === "option") return true;
     if (tag === "a" || tag === "area") return el.hasAttribute("href") || el.hasAttribute("role");
     if (tag === "input") return INPUT_PRESSABLE.has((el.getAttribute("type") || "").toLowerCase());
-    return PRESSABLE_ROLES.has(roleOf(el));
+    // Any pressable token counts, even after one Chrome would take first: a press on
+    // role="none button" is still judged.
+    return (el.getAttribute("role") || "").toLowerCase().split(/\s+/)
+      .some((t) => PRESSABLE_ROLES.has(t)) || PRESSABLE_ROLES.has(roleOf(el));
   }
 
   // The control a press lands on: the nearest pressable node of the composed path, or
@@ -415,6 +438,7 @@ function ajantikLabels() {
         INPUT_BUTTONS.has((el.getAttribute("type") || "").toLowerCase())) add(el.value);
     for (const attr of ["title", "alt", "placeholder"]) add(el.getAttribute(attr));
     for (const img of el.querySelectorAll("img[alt]")) add(img.getAttribute("alt"));
+    for (const label of out.slice()) add(folded(label));
     return out;
   }
 
