@@ -427,17 +427,20 @@ function ajantikLabels() {
   function labelsOf(el) {
     const out = [];
     const add = (s) => { const c = collapse(s); if (c && !out.includes(c)) out.push(c); };
-    add(nameOf(el));
-    add(contentText(el, start(el, { contentOnly: true })));
-    add(el.getAttribute("aria-label"));
-    if (el.hasAttribute("aria-labelledby")) {
-      add(byIds(el, el.getAttribute("aria-labelledby")).map((r) => r.textContent).join(" "));
-    }
-    if (el.labels) for (const l of el.labels) add(l.textContent);
-    if (el.localName === "input" &&
-        INPUT_BUTTONS.has((el.getAttribute("type") || "").toLowerCase())) add(el.value);
-    for (const attr of ["title", "alt", "placeholder"]) add(el.getAttribute(attr));
-    for (const img of el.querySelectorAll("img[alt]")) add(img.getAttribute("alt"));
+    // A source that cannot be read (a page that broke a DOM API the computation uses)
+    // falls back to the raw text rather than leaving the control unjudged.
+    const from = (source) => { try { add(source()); } catch (e) { add(el.textContent); } };
+    from(() => nameOf(el));
+    from(() => contentText(el, start(el, { contentOnly: true })));
+    from(() => el.getAttribute("aria-label"));
+    from(() => el.hasAttribute("aria-labelledby")
+      ? byIds(el, el.getAttribute("aria-labelledby")).map((r) => r.textContent).join(" ")
+      : "");
+    from(() => { for (const l of el.labels || []) add(l.textContent); return ""; });
+    from(() => el.localName === "input" &&
+      INPUT_BUTTONS.has((el.getAttribute("type") || "").toLowerCase()) ? el.value : "");
+    for (const attr of ["title", "alt", "placeholder"]) from(() => el.getAttribute(attr));
+    from(() => { for (const i of el.querySelectorAll("img[alt]")) add(i.alt); return ""; });
     for (const label of out.slice()) add(folded(label));
     return out;
   }
