@@ -87,7 +87,7 @@ def test_canonical_paths(url: str, canonical: str) -> None:
     "/relative/path", "not a url", "mailto:x@example.com", "data:text/html,hi",
     "http://exa mple.com/", "http://[::1/", "http://h:99999/", "http://h:8o/",
     "http://256.0.0.1/", "http://1.2.3.4.5/", "http://0x100000000/", "http://%zz/",
-    "http://%ff/", "http://a..b/", "http:///",
+    "http://%ff/", "http://a..b/", "http:///", "http://0xxn--.0/", "http://0x1g.1/",
 ])
 def test_no_canonical_form(url: str) -> None:
     assert canonical_url(url) is None
@@ -158,6 +158,11 @@ def post(url: str) -> bool:
     "https://portal.example:443/final",
     "https://user@portal.example/final",
     "https://portal.example/final#x",
+    "https://portal.example/final?next=1",  # a router dispatches on the path alone
+    "https://portal.example/%66inal/?x=%2F",
+    "https://portal.example/api/%u0073ubmission",  # IIS %u escapes
+    "https://portal.example/x/%C0%AE%C0%AE%C0%AFfinal",  # overlong UTF-8 ../
+    "https://portal.example/sub\nmission",  # tabs and newlines are dropped by parsers
 ])
 def test_spellings_of_a_denied_url_are_denied(url: str) -> None:
     d = decide(CFG, RequestFacts("POST", url, "Fetch"))
@@ -311,3 +316,18 @@ def test_an_allowed_write_is_read_inside_the_allowlist_by_every_server(
     if not d.blocked:
         prefix = re.compile(r"^https://portal\.example/api/")
         assert all(prefix.search(r) for r in url_forms(url).server), url
+
+
+URL_PIECES = st.sampled_from([*"/\\%.;?#@:[]ａ0123456789abcdefABCDEF xX-~é\x00\t",
+                              "%2e", "%2f", "%25", "%5c", "..", "xn--", "0x", "%u00"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.sampled_from(["http://", "https://", "HTTP:", "ws:\\\\", "http:/"]),
+       st.lists(URL_PIECES, max_size=30).map("".join))
+def test_any_url_text_has_forms_and_a_stable_canonical_form(prefix: str, tail: str) -> None:
+    forms = url_forms(prefix + tail)  # never raises
+    assert forms.author
+    if forms.canonical is not None:
+        assert canonical_url(forms.canonical) == forms.canonical
+        assert forms.server[0] == forms.canonical

@@ -20,8 +20,10 @@ So a URL has three kinds of form here:
   nothing changes, ``\\`` as a separator, ``;params`` stripped, empty segments merged, and
   fullwidth forms and trailing dots folded (NFKC, as IIS does). The host is the canonical
   host in all of them: servers do not re-read the host, DNS does.
-- **author readings**: spellings a rule's author may have written against: the URL as
-  given (minus userinfo), and the canonical URL with a Unicode host.
+- **author readings**: what a rule's author may have written against: the URL as given
+  (minus userinfo), the canonical URL with a Unicode host, and each server reading
+  without its query (a router dispatches on the path alone, so ``/submission$`` means
+  the handler, whatever query follows).
 
 ``rules.py`` says how the rule lists use them. The module is pure and cached: the guard
 asks for the same URL's forms for several lists.
@@ -98,6 +100,9 @@ def url_forms(url: str) -> UrlForms:
     if unicode_host != host:
         author.append(canonical.replace(origin, f"{scheme}://{unicode_host}"
                                         + ("" if port is None else f":{port}"), 1))
+    if query is not None:
+        # Routers dispatch on the path alone: `/submission$` denies `/submission?x=1`.
+        author += [r.partition("?")[0] for r in server]
     return UrlForms(canonical, tuple(dict.fromkeys(server)), tuple(dict.fromkeys(author)))
 
 
@@ -239,6 +244,8 @@ def _is_number(part: str) -> bool:
 def _ipv4_part(part: str) -> int | None:
     if part[:2] in ("0x", "0X"):
         digits = part[2:]
+        if not all(c in "0123456789abcdefABCDEF" for c in digits):
+            return None
         return int(digits, 16) if digits else 0
     if len(part) > 1 and part.startswith("0"):
         return int(part, 8) if all(c in "01234567" for c in part) else None
@@ -340,9 +347,18 @@ def _merge_slashes(path: str) -> str:
     return re.sub(r"/{2,}", "/", path)
 
 
+_IIS_ESCAPE = re.compile(r"%[uU]([0-9a-fA-F]{4})")
+# Overlong UTF-8 forms of '.', '/' and '\' that old decoders accepted.
+_OVERLONG = {"%C0%AE": ".", "%C0%AF": "/", "%C1%9C": "\\", "%E0%80%AE": ".",
+             "%E0%80%AF": "/"}
+_OVERLONG_RE = re.compile("|".join(re.escape(k) for k in _OVERLONG), re.IGNORECASE)
+
+
 def _fold(path: str) -> str:
-    """What IIS-like servers make of a segment: NFKC (fullwidth to ASCII), trailing dots
-    and spaces dropped."""
+    """What IIS-like servers make of a path: ``%uXXXX`` escapes and overlong UTF-8
+    decoded, NFKC (fullwidth to ASCII), trailing dots and spaces of segments dropped."""
+    path = _IIS_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), path)
+    path = _OVERLONG_RE.sub(lambda m: _OVERLONG[m.group().upper()], path).replace("\\", "/")
     folded = unicodedata.normalize("NFKC", path)
     return "/".join(seg.rstrip(". ") if seg not in (".", "..") else seg
                     for seg in folded.split("/"))
@@ -377,6 +393,6 @@ def _server_parts(path: str, query: str | None) -> list[tuple[str, str | None]]:
             variants |= {stage(v) for v in variants}
         paths += sorted(variants)
         paths += sorted({_resolve_dots(v) for v in variants})
-        paths.append(_resolve_dots(_fold(_merge_slashes(_strip_params(
+        paths.append(_resolve_dots(_merge_slashes(_fold(_strip_params(
             _decode_all(path).replace("\\", "/"))))))
     return [(p, q) for p in dict.fromkeys(paths) for q in queries]
