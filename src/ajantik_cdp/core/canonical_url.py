@@ -84,17 +84,31 @@ def canonical_url(url: str) -> str | None:
     return url_forms(url).canonical
 
 
-@functools.lru_cache(maxsize=4096)
 def url_forms(url: str) -> UrlForms:
+    # Long URLs (a data: URL, a query carrying a document) are not kept: a cache of them
+    # would hold megabytes for a rare repeat.
+    return _cached_forms(url) if len(url) <= _CACHED_URL_LENGTH else _forms(url)
+
+
+_CACHED_URL_LENGTH = 4096
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_forms(url: str) -> UrlForms:
+    return _forms(url)
+
+
+def _forms(url: str) -> UrlForms:
     given = given_url(url)
     parsed = _parse(url)
     if parsed is None:
         return UrlForms(None, (), (given,))
     scheme, host, port, path, query = parsed
     origin = f"{scheme}://{host}" + ("" if port is None else f":{port}")
-    canonical = origin + _resolve_dots(_decode(path, _PATH_KEEP)) + _with_q(
-        _decode_query(query))
-    server = [canonical] + [origin + p + _with_q(q) for p, q in _server_parts(path, query)]
+    canonical_query = _decode_query(query)
+    canonical = origin + _resolve_dots(_decode(path, _PATH_KEEP)) + _with_q(canonical_query)
+    server = [canonical] + [origin + p + _with_q(q)
+                            for p, q in _server_parts(path, query, canonical_query)]
     author = [given]
     unicode_host = _unicode_host(host)
     if unicode_host != host:
@@ -285,17 +299,28 @@ def _decode(text: str, keep: frozenset[str], *, controls: bool = False) -> str:
     return _ESCAPE_RUN.sub(lambda m: _decode_run(m.group(), keep, controls), text)
 
 
+@functools.lru_cache(maxsize=4096)
 def _decode_run(run: str, keep: frozenset[str], controls: bool) -> str:
-    out: list[str] = []
-    for ch in bytes.fromhex(run.replace("%", "")).decode("utf-8", errors="surrogateescape"):
-        code = ord(ch)
-        if 0xDC80 <= code <= 0xDCFF:  # a byte that is not part of valid UTF-8
-            out.append(f"%{code - 0xDC00:02X}")
-        elif ch in keep or (not controls and (code <= 0x20 or code == 0x7F)):
-            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8")))
-        else:
-            out.append(ch)
-    return "".join(out)
+    text = bytes.fromhex(run.replace("%", "")).decode("utf-8", errors="surrogateescape")
+    bad = _kept_characters(keep, controls)
+    return text if bad.search(text) is None else bad.sub(_escaped, text)
+
+
+@functools.lru_cache(maxsize=16)
+def _kept_characters(keep: frozenset[str], controls: bool) -> re.Pattern[str]:
+    """What stays escaped: bytes that are not UTF-8 (surrogate-escaped by the decoder),
+    the characters of ``keep``, and unless ``controls``, spaces, controls and DEL."""
+    chars = "".join(re.escape(c) for c in sorted(keep))
+    return re.compile(f"[\udc80-\udcff{chars}" + ("" if controls else "\x00-\x20\x7f")
+                      + "]")
+
+
+def _escaped(m: re.Match[str]) -> str:
+    ch = m.group()
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"%{code - 0xDC00:02X}"
+    return "".join(f"%{b:02X}" for b in ch.encode("utf-8"))
 
 
 def _decode_all(text: str) -> str:
@@ -367,16 +392,20 @@ def _fold(path: str) -> str:
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,=:@/]*")
 
 
-def _server_parts(path: str, query: str | None) -> list[tuple[str, str | None]]:
+def _server_parts(path: str, query: str | None,
+                  canonical_query: str | None) -> list[tuple[str, str | None]]:
     """The (path, query) pairs of the server readings other than the canonical one."""
     safe = _decode(path, _PATH_KEEP)
-    queries = [_decode_query(query)]
+    decoded_query = canonical_query
     if query is not None and ("%" in query or "+" in query):
-        queries.append(_decode_all(query).replace("+", " "))
+        decoded_query = _decode_all(query).replace("+", " ")
     # A router that decodes every escape but the separator's and its own and leaves dot
     # segments alone: aiohttp (yarl's path_safe).
     router = _decode(path, _ROUTER_KEEP, controls=True)
     paths = [safe, router, _resolve_dots(router)]
+    # The decoded query goes with the readings of servers that decode everything; pairing
+    # it with every path would multiply a long query's copies for nothing.
+    decoding = [_resolve_dots(safe), router, _resolve_dots(router)]
     ambiguous = (
         _PLAIN_PATH.fullmatch(path) is None  # escapes, ;, non-ASCII...
         or "//" in path
@@ -393,6 +422,11 @@ def _server_parts(path: str, query: str | None) -> list[tuple[str, str | None]]:
             variants |= {stage(v) for v in variants}
         paths += sorted(variants)
         paths += sorted({_resolve_dots(v) for v in variants})
-        paths.append(_resolve_dots(_merge_slashes(_fold(_strip_params(
-            _decode_all(path).replace("\\", "/"))))))
-    return [(p, q) for p in dict.fromkeys(paths) for q in queries]
+        aggressive = _resolve_dots(_merge_slashes(_fold(_strip_params(
+            _decode_all(path).replace("\\", "/")))))
+        paths.append(aggressive)
+        decoding += [_resolve_dots(_decode_all(path)), aggressive]
+    pairs = [(p, canonical_query) for p in dict.fromkeys(paths)]
+    if decoded_query != canonical_query:
+        pairs += [(p, decoded_query) for p in dict.fromkeys(decoding)]
+    return pairs
