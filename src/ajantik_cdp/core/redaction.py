@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives import hashes, hmac
 
 from ajantik_cdp.core.config import GuardConfig
 from ajantik_cdp.core.record_schema import Body, Withheld
-from ajantik_cdp.core.rules import matchable_url
+from ajantik_cdp.core.rules import redact_rule
 from ajantik_cdp.core.secret_detection import (
     find_secret,
     has_token,
@@ -77,7 +77,7 @@ class Redactor:
     def body(self, url: str, content_type: str | None, data: bytes) -> Body:
         if not data:
             return Body(length=0, text="")
-        rule = next((r for r in self._config.redact if r.search(matchable_url(url))), None)
+        rule = redact_rule(self._config, url)
         if rule is not None:
             reason = f"sent to a URL matching {rule.label}"
         elif len(data) > MAX_INSPECTED_BODY:
