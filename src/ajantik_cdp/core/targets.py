@@ -32,6 +32,9 @@ CONTAINER_TYPES = frozenset({"tab", "browser"})
 # Types whose sessions can host Page.* commands (deny_clicks scripts, navigation).
 DOCUMENT_TYPES = frozenset({"page", "iframe", "webview"})
 
+# Workers Chrome stops and starts again on the same DevTools session.
+RESTARTING_TYPES = frozenset({"service_worker", "shared_worker"})
+
 # A request whose target Chrome has already destroyed (a beacon or fetchLater sent while
 # its tab closes) is still named after that target: the guard keeps this many behind.
 GONE_KEPT = 256
@@ -60,6 +63,10 @@ class InstallPlan:
     join_net: bool = True
     auto_attach: bool = True
     page_scripts: bool = False
+    # Shared and service workers stop (idle, ServiceWorker.stopAllWorkers) and start
+    # again on the same session, waiting for the debugger, with no new attach: the guard
+    # watches for the restart (Inspector events) to release them.
+    watch_restarts: bool = False
 
 
 def install_plan(target_type: str) -> InstallPlan:
@@ -72,7 +79,8 @@ def install_plan(target_type: str) -> InstallPlan:
         return InstallPlan(join_net=False)
     # Everything else, known (page, iframe, shared and service workers) or not, joins the
     # net; a type that refuses it stays paused rather than run outside it.
-    return InstallPlan(page_scripts=target_type in DOCUMENT_TYPES)
+    return InstallPlan(page_scripts=target_type in DOCUMENT_TYPES,
+                       watch_restarts=target_type in RESTARTING_TYPES)
 
 
 def is_settled(state: TargetState) -> bool:
