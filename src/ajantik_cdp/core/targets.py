@@ -67,6 +67,13 @@ class InstallPlan:
     # again on the same session, waiting for the debugger, with no new attach: the guard
     # watches for the restart (Inspector events) to release them.
     watch_restarts: bool = False
+    # Network.setBypassServiceWorker on documents: their navigations and requests go to
+    # the network, where the net decides them, instead of to a service worker. Navigation
+    # preload (explicit, and Chrome's automatic one for a worker that is not running) is
+    # a request no Fetch session sees; bypassing is the one switch that stops it for
+    # every spelling of a denied URL (measured on Chrome 156: emulation rules by URL
+    # pattern are case- and escape-sensitive, and ignore regular-expression groups).
+    bypass_service_workers: bool = False
 
 
 def install_plan(target_type: str) -> InstallPlan:
@@ -80,6 +87,7 @@ def install_plan(target_type: str) -> InstallPlan:
     # Everything else, known (page, iframe, shared and service workers) or not, joins the
     # net; a type that refuses it stays paused rather than run outside it.
     return InstallPlan(page_scripts=target_type in DOCUMENT_TYPES,
+                       bypass_service_workers=target_type in DOCUMENT_TYPES,
                        watch_restarts=target_type in RESTARTING_TYPES)
 
 

@@ -206,6 +206,10 @@ class Guardian:
             # Inspector events are how a stopped worker's restart shows (targetCrashed,
             # then targetReloadedAfterCrash on the same session).
             steps.append(conn.send("Inspector.enable", None, sid))
+        if plan.bypass_service_workers:
+            steps.append(conn.send("Network.enable", {"maxTotalBufferSize": 0,
+                                                      "maxResourceBufferSize": 0}, sid))
+            steps.append(conn.send("Network.setBypassServiceWorker", {"bypass": True}, sid))
         if plan.page_scripts:
             steps.extend(self.scripts.install_steps(conn, sid))
         results = await asyncio.gather(*steps, return_exceptions=True)
