@@ -65,6 +65,9 @@ self.addEventListener('fetch', (e) => {
   } });
 self.addEventListener('message', (e) => e.waitUntil((async () => {
   await fetch('/sw-alive');
+  // A GET from the worker to a denied URL: what fetch(event.request) of a navigation
+  // looks like to the net (type XHR, method GET).
+  await fetch('/denied-sw-get').catch(() => null);
   const said = await fetch('/denied-sw-post', {method: 'POST', body: 'after restart'})
     .then(() => 'posted', () => 'post failed');
   e.source.postMessage(said); })()));""",
@@ -176,8 +179,11 @@ async def test_a_worker_stopped_and_started_again_runs_and_stays_guarded(
         if through_guard:
             assert site.writes("/denied-sw-post") == [], \
                 "the restarted worker's denied write got through"
+            assert site.gets("/denied-sw-get") == [], \
+                "a worker's GET of a denied URL got through"
         else:
             assert len(site.writes("/denied-sw-post")) == 2
+            assert len(site.gets("/denied-sw-get")) == 2
         # Pages in its scope still load after the restarts.
         assert "allowed-after" in await _visit(page, "/allowed-after", timeout=15.0)
         await _close(browser, ctx)
