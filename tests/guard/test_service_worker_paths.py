@@ -96,7 +96,7 @@ async def _visit(page: Any, path: str, timeout: float = 10.0) -> str:
     try:
         async with page.expect_navigation(timeout=timeout * 1000):
             await page.evaluate(f"location.href = {path!r}")
-    except Exception:  # noqa: BLE001 - a blocked load may end as an error page
+    except Exception:  # a blocked load may end as an error page
         pass
     for _ in range(20):
         try:
@@ -105,7 +105,7 @@ async def _visit(page: Any, path: str, timeout: float = 10.0) -> str:
                 return ""
             text: str = await page.evaluate("document.body ? document.body.innerText : ''")
             return text
-        except Exception:  # noqa: BLE001 - the context went away under the read
+        except Exception:  # the context went away under the read
             await asyncio.sleep(0.25)
     raise AssertionError("the page never settled after the navigation")
 

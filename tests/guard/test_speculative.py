@@ -45,7 +45,7 @@ async def _text_after_script_navigation(page: Any, path: str) -> str:
     try:
         async with page.expect_navigation(timeout=10_000):
             await page.evaluate(f"location.href = {path!r}")
-    except Exception:  # noqa: BLE001 - a blocked load may end as an error page or not at all
+    except Exception:  # a blocked load may end as an error page or not at all
         pass
     # A blocked load commits Chrome's error page a moment later: read once it settled.
     for _ in range(20):
@@ -53,7 +53,7 @@ async def _text_after_script_navigation(page: Any, path: str) -> str:
             await page.wait_for_load_state()
             text: str = await page.evaluate("document.body ? document.body.innerText : ''")
             return text
-        except Exception:  # noqa: BLE001 - the context went away under the read
+        except Exception:  # the context went away under the read
             await asyncio.sleep(0.25)
     raise AssertionError("the page never settled after the navigation")
 
@@ -100,7 +100,7 @@ async def test_the_preference_comes_back_when_the_guard_stops(
     g = await guard({"deny": ["denied"]})
     await g.server.shutdown("test stops the guard", 1001)
 
-    browser, ctx, page = await _open(pw, chrome.http_url, url)
+    browser, ctx, _ = await _open(pw, chrome.http_url, url)
     assert await site.wait_for(lambda: site.gets("/allowed-after")), \
         "speculative loading stayed off after the guard stopped"
     await ctx.close()
