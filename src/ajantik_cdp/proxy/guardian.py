@@ -23,6 +23,7 @@ from typing import Any
 
 import aiohttp
 
+from ajantik_cdp.core.client_gate import SETTINGS_REFUSAL, is_settings_url
 from ajantik_cdp.core.config import GuardConfig
 from ajantik_cdp.core.faults import FaultState
 from ajantik_cdp.core.interception import Interception
@@ -255,6 +256,9 @@ class Guardian:
         state = await self.wait_settled(target_id, timeout)
         target = self.targets.live(target_id)
         shown = self.reports.redactor.url(url)  # logs mask URLs as the record does
+        if is_settings_url(url):
+            log.error("did not open %s: %s", shown, SETTINGS_REFUSAL)
+            return False
         if state is not TargetState.GUARDED or target is None or target.session_id is None:
             log.error("did not open %s in target %s: it is not guarded (%s)", shown,
                       target_id, state.value)
