@@ -8,6 +8,12 @@ the target's frames and workers come to it paused too) and the page scripts, and
 releases it. A target it cannot install itself on stays paused and is marked FAILED, so
 the client gate refuses every command for it.
 
+Three things the net cannot see are closed here too: speculative loads (Chrome's "Preload
+pages" is turned off while the guard runs, ``preloading.py``), service workers' navigation
+preload (guarded documents bypass service workers), and a stopped worker's restart, which
+happens on its old session with no new attach (released on
+``Inspector.targetReloadedAfterCrash``).
+
 On each target's session Fetch is enabled too, with no patterns: it pauses nothing there,
 but a document or worker that existed before the guard only sends its requests through
 the browser session's net once its target has Fetch enabled (measured on Chrome 156).
@@ -241,7 +247,7 @@ class Guardian:
                 # Idempotent; the new instance's loaders join the net as the first one's did.
                 await self.conn.send("Fetch.enable", {"patterns": [],
                                                       "handleAuthRequests": False}, sid)
-        except CdpError as exc:
+        except (CdpError, TimeoutError) as exc:
             if self.targets.by_session(sid) is target:
                 log.error("could not guard restarted %s %s (%s); it stays paused",
                           target.target_type, target.target_id, exc)
