@@ -15,6 +15,11 @@ session from the client it proxies:
   method) into one the rules deny has it failed instead.
 * ``Target.exposeDevToolsProtocol`` would hand a page's own scripts a browser session that
   bypasses this gate; it is refused.
+* The person's session stays inside Chrome (``core/cookie_filter.py``): the answers to a
+  client's cookie reads, and the headers in Chrome's network events, come back without the
+  cookies ``share_cookies`` does not name. ``Network.loadNetworkResource`` (Chrome fetches
+  a URL with the page's cookies and hands the body to the client, outside the Fetch
+  domain's view) is refused.
 
 Every client message is parsed and the gate forwards its own serialisation of what it
 checked, so a message with duplicate keys cannot mean one thing to the gate and another to
@@ -31,6 +36,13 @@ from typing import Any
 import orjson
 
 from ajantik_cdp.core.config import GuardConfig
+from ajantik_cdp.core.cookie_filter import (
+    COOKIE_EVENTS,
+    COOKIE_READS,
+    CookiePolicy,
+    filter_event,
+    filter_result,
+)
 from ajantik_cdp.core.rules import Decision, RequestFacts, decide
 from ajantik_cdp.core.targets import CONTAINER_TYPES, TargetState
 
@@ -42,6 +54,8 @@ REFUSED_METHODS = {
     "API is not checked by the guard)",
     "Network.continueInterceptedRequest": "use the Fetch domain (the deprecated "
     "interception API is not checked by the guard)",
+    "Network.loadNetworkResource": "Chrome would fetch the URL with the person's session "
+    "outside the guard's net and hand the answer to the client",
 }
 
 
@@ -95,6 +109,12 @@ class ClientGate:
     sessions: dict[str, _Session] = field(default_factory=dict)
     deferred_urls: dict[int, str] = field(default_factory=dict)
     paused: dict[tuple[str | None, str], RequestFacts] = field(default_factory=dict)
+    # (sessionId, id) of the client's cookie reads still waiting for Chrome's answer.
+    cookie_reads: dict[tuple[str | None, int], str] = field(default_factory=dict)
+    cookies: CookiePolicy = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.cookies = self.config.cookie_policy
 
     # -- client -> Chrome -------------------------------------------------------------
 
@@ -155,6 +175,8 @@ class ClientGate:
                 _error(msg_id, session_id, -32000, f"ajantik cdp refuses {method}: {refused}"),
             )
 
+        if method in COOKIE_READS and not self.cookies.share_all:
+            self.cookie_reads[(session_id, msg_id)] = method
         if method == "Target.createTarget":
             url = params.get("url")
             if isinstance(url, str) and url not in BLANK_URLS:
@@ -248,16 +270,61 @@ class ClientGate:
     def wants(self, text: str) -> bool:
         """Cheap pre-filter: does this upstream message need to be parsed?
 
-        Chrome writes method names unescaped, so a substring test cannot miss one; it
-        keeps large messages (screenshots, bodies) off the parser.
+        Chrome writes an event's method first and unescaped, and a reply's id first; a
+        message of any other shape is parsed, so the test cannot miss one. It keeps large
+        messages (screenshots, bodies) off the parser.
         """
-        if self.deferred_urls and text.startswith('{"id":'):
-            return True
-        return (
-            "Target.attachedToTarget" in text
-            or "Target.detachedFromTarget" in text
-            or "Fetch.requestPaused" in text
-        )
+        if text.startswith('{"method":"'):
+            end = text.find('"', 11)
+            return end < 0 or text[11:end] in self._wanted_events
+        if text.startswith('{"id":'):
+            return bool(self.deferred_urls or self.cookie_reads)
+        return True
+
+    @property
+    def _wanted_events(self) -> frozenset[str]:
+        return _GATE_EVENTS if self.cookies.share_all else _GATE_EVENTS | COOKIE_EVENTS
+
+    def incoming(self, text: str) -> tuple[str, list[NavigateWhenGuarded]]:
+        """What the client receives for Chrome's ``text``, and navigations to start."""
+        try:
+            msg = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return text, []
+        navs = self.observe_message(msg)
+        filtered = self._filter_cookies(msg, msg.get("sessionId") if isinstance(msg, dict)
+                                        else None)
+        return (text if filtered is None else _dumps(filtered)), navs
+
+    def _filter_cookies(self, msg: Any, session_id: Any) -> Any | None:
+        """``msg`` without the cookies the client may not see; None if it needs no change."""
+        if not isinstance(msg, dict):
+            return None
+        method = msg.get("method")
+        if method is None:
+            msg_id = msg.get("id")
+            sid = session_id if isinstance(session_id, str) else None
+            read = self.cookie_reads.pop((sid, msg_id), None) \
+                if isinstance(msg_id, int) else None
+            if read is None or "result" not in msg:
+                return None
+            result = filter_result(read, msg["result"], self.cookies)
+            return None if result is None else {**msg, "result": result}
+        params = msg.get("params")
+        if method == "Target.receivedMessageFromTarget" and isinstance(params, dict):
+            inner_text = params.get("message")
+            try:
+                inner = orjson.loads(inner_text) if isinstance(inner_text, str) else None
+            except orjson.JSONDecodeError:
+                return None
+            changed = self._filter_cookies(inner, params.get("sessionId"))
+            if changed is None:
+                return None
+            return {**msg, "params": {**params, "message": _dumps(changed)}}
+        if not isinstance(method, str):
+            return None
+        new_params = filter_event(method, params, self.cookies)
+        return None if new_params is None else {**msg, "params": new_params}
 
     def observe(self, text: str) -> list[NavigateWhenGuarded]:
         try:
@@ -304,6 +371,14 @@ class ClientGate:
             if isinstance(target_id, str):
                 return [NavigateWhenGuarded(target_id, url)]
         return []
+
+
+_GATE_EVENTS = frozenset({
+    "Target.attachedToTarget",
+    "Target.detachedFromTarget",
+    "Target.receivedMessageFromTarget",
+    "Fetch.requestPaused",
+})
 
 
 def _dumps(msg: Any) -> str:
