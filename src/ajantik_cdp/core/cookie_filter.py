@@ -248,11 +248,14 @@ def _host(url: str | None) -> str | None:
 
 
 def _domains_of(host: str) -> list[str]:
-    """The host and every parent domain a cookie sent to it could have been set on."""
+    """The host and every parent domain a cookie sent to it could have been set on.
+
+    A top-level label alone is a public suffix (Chrome refuses cookies on it), so it is
+    left out unless it is the whole host (``localhost``)."""
     try:
         ipaddress.ip_address(host)
         return [host]
     except ValueError:
         pass
     labels = host.split(".")
-    return [".".join(labels[i:]) for i in range(len(labels))]
+    return [".".join(labels[i:]) for i in range(max(1, len(labels) - 1))]
