@@ -70,7 +70,9 @@ async def test_socket_only_chrome_has_no_discovery(socket_only: str) -> None:
 
 
 async def test_guard_serves_discovery_from_target_commands(
-        pw, guard: GuardFactory, socket_only: str, site: HitSite) -> None:
+        pw, socket_only: str, guard: GuardFactory, site: HitSite) -> None:
+    # socket_only comes before guard: the guard (set up later) is stopped first, so the
+    # stand-in never waits out its shutdown timeout on the guard's open websockets.
     # Without the guard a client on the socket lands a denied write.
     browser = await pw.chromium.connect_over_cdp(socket_only)
     ctx = await browser.new_context()
