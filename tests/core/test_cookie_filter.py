@@ -33,10 +33,9 @@ def test_cookie_lists_lose_withheld_entries_not_values() -> None:
     assert filter_cookies(cookies, NONE) == []
     assert filter_cookies(cookies, SHOP) == [cookies[1]]
     assert filter_cookies(cookies, ALL) == cookies
-    assert filter_result("Storage.getCookies", {"cookies": cookies}, SHOP) == \
-        {"cookies": [cookies[1]]}
-    assert filter_result("Storage.getCookies", {"cookies": [cookies[1]]}, SHOP) is None
-    assert filter_result("Runtime.evaluate", {"cookies": cookies}, NONE) is None
+    assert filter_result({"cookies": cookies}, SHOP) == {"cookies": [cookies[1]]}
+    assert filter_result({"cookies": [cookies[1]]}, SHOP) is None
+    assert filter_result({"cookies": cookies}, ALL) is None
 
 
 def test_cookie_header_of_a_shared_host_keeps_only_when_every_parent_is_shared() -> None:
@@ -189,3 +188,18 @@ def test_share_cookies_config_is_validated() -> None:
         assert "share_cookies[0]" in str(exc)
     else:
         raise AssertionError("a pattern that does not compile must be refused")
+
+
+def test_a_reused_id_cannot_slip_a_second_answer_through() -> None:
+    gate = ClientGate(parse_config({}))
+    gate.incoming(attached("S1", "T1"))
+    status = {"T1": TargetState.GUARDED}.__getitem__
+    for method in ("Network.getCookies", "Network.getCookies", "Runtime.evaluate"):
+        gate.route({"id": 5, "method": method, "sessionId": "S1", "params": {}}, status)
+    other = orjson.dumps({"id": 5, "sessionId": "S1", "result": {"result": {}}}).decode()
+    read = orjson.dumps({"id": 5, "sessionId": "S1",
+                         "result": {"cookies": [cookie("portal.example")]}}).decode()
+    assert gate.incoming(other)[0] == other  # settles nothing
+    assert SECRET not in gate.incoming(read)[0]
+    assert SECRET not in gate.incoming(read)[0]
+    assert gate.cookie_reads == {}

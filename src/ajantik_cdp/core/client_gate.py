@@ -109,8 +109,9 @@ class ClientGate:
     sessions: dict[str, _Session] = field(default_factory=dict)
     deferred_urls: dict[int, str] = field(default_factory=dict)
     paused: dict[tuple[str | None, str], RequestFacts] = field(default_factory=dict)
-    # (sessionId, id) of the client's cookie reads still waiting for Chrome's answer.
-    cookie_reads: dict[tuple[str | None, int], str] = field(default_factory=dict)
+    # (sessionId, id) of the client's cookie reads still waiting for Chrome's answer, and
+    # how many: a client may reuse an id, and every answer to it must be filtered.
+    cookie_reads: dict[tuple[str | None, int], int] = field(default_factory=dict)
     cookies: CookiePolicy = field(init=False)
 
     def __post_init__(self) -> None:
@@ -176,7 +177,8 @@ class ClientGate:
             )
 
         if method in COOKIE_READS and not self.cookies.share_all:
-            self.cookie_reads[(session_id, msg_id)] = method
+            key = (session_id, msg_id)
+            self.cookie_reads[key] = self.cookie_reads.get(key, 0) + 1
         if method == "Target.createTarget":
             url = params.get("url")
             if isinstance(url, str) and url not in BLANK_URLS:
@@ -303,13 +305,18 @@ class ClientGate:
         method = msg.get("method")
         if method is None:
             msg_id = msg.get("id")
-            sid = session_id if isinstance(session_id, str) else None
-            read = self.cookie_reads.pop((sid, msg_id), None) \
-                if isinstance(msg_id, int) else None
-            if read is None or "result" not in msg:
+            key = (session_id if isinstance(session_id, str) else None, msg_id)
+            result = msg.get("result")
+            if not isinstance(msg_id, int) or key not in self.cookie_reads \
+                    or not isinstance(result, dict) or "cookies" not in result:
+                # Only an answer that lists cookies settles a read: another command's
+                # answer under the same id must not clear the way for the real one.
                 return None
-            result = filter_result(read, msg["result"], self.cookies)
-            return None if result is None else {**msg, "result": result}
+            self.cookie_reads[key] -= 1
+            if not self.cookie_reads[key]:
+                del self.cookie_reads[key]
+            filtered = filter_result(result, self.cookies)
+            return None if filtered is None else {**msg, "result": filtered}
         params = msg.get("params")
         if method == "Target.receivedMessageFromTarget" and isinstance(params, dict):
             inner_text = params.get("message")

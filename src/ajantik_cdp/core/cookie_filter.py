@@ -92,9 +92,10 @@ def filter_cookies(cookies: Any, policy: CookiePolicy) -> Any:
             and policy.shares(c["domain"])]
 
 
-def filter_result(method: str, result: Any, policy: CookiePolicy) -> Any | None:
-    """The result of a cookie read, filtered; None when nothing had to change."""
-    if method not in COOKIE_READS or not isinstance(result, dict) or policy.share_all:
+def filter_result(result: Any, policy: CookiePolicy) -> Any | None:
+    """The result of a cookie read (one of ``COOKIE_READS``), filtered; None when nothing
+    had to change."""
+    if not isinstance(result, dict) or policy.share_all:
         return None
     cookies = result.get("cookies")
     kept = filter_cookies(cookies, policy)
