@@ -203,3 +203,20 @@ def test_a_reused_id_cannot_slip_a_second_answer_through() -> None:
     assert SECRET not in gate.incoming(read)[0]
     assert SECRET not in gate.incoming(read)[0]
     assert gate.cookie_reads == {}
+
+
+def test_inspector_issues_and_prerender_mismatches_lose_cookie_values() -> None:
+    issue = {"issue": {"code": "CookieIssue", "details": {"cookieIssueDetails": {
+        "cookie": {"name": "sid", "path": "/", "domain": "portal.example"},
+        "rawCookieLine": f"sid={SECRET}; SameSite=None", "cookieWarningReasons": [],
+        "cookieUrl": "https://portal.example/login"}}}}
+    out = filter_event("Audits.issueAdded", issue, SHOP)
+    details = out["issue"]["details"]["cookieIssueDetails"]
+    assert "rawCookieLine" not in details and details["cookie"]["name"] == "sid"
+    assert filter_event("Audits.issueAdded", issue,
+                        CookiePolicy.from_patterns([r"portal\.example$"])) is None
+    prerender = {"key": {}, "status": "Failure", "mismatchedHeaders": [
+        {"headerName": "Cookie", "initialValue": f"sid={SECRET}", "activationValue": "b"},
+        {"headerName": "Accept-Language", "initialValue": "en", "activationValue": "de"}]}
+    out = filter_event("Preload.prerenderStatusUpdated", prerender, NONE)
+    assert [h["headerName"] for h in out["mismatchedHeaders"]] == ["Accept-Language"]

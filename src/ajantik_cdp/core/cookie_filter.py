@@ -45,11 +45,16 @@ COOKIE_EVENTS = frozenset({
     "Network.webSocketWillSendHandshakeRequest",
     "Network.webSocketHandshakeResponseReceived",
     "Network.signedExchangeReceived",
+    # An inspector issue about a cookie quotes its Set-Cookie line (rawCookieLine).
+    "Audits.issueAdded",
+    # A prerender whose headers differ from its activation names them with both values.
+    "Preload.prerenderStatusUpdated",
 })
 
 _HEADER_KEYS = frozenset({"headers", "requestHeaders", "responseHeaders"})
 _TEXT_KEYS = frozenset({"headersText", "requestHeadersText"})
 _COOKIE_ENTRY_KEYS = frozenset({"associatedCookies", "blockedCookies", "exemptedCookies"})
+_COOKIE_HEADERS = frozenset({"cookie", "set-cookie", "set-cookie2"})
 _DOMAIN_ATTR = re.compile(r";\s*domain\s*=\s*([^;]*)", re.IGNORECASE)
 
 
@@ -138,7 +143,15 @@ def _walk(value: Any, url: str | None, shared_pairs: frozenset[tuple[str, str]] 
         )
     out: dict[str, Any] = {}
     for key, item in value.items():
-        if key in _HEADER_KEYS:
+        if key == "rawCookieLine" and isinstance(item, str):
+            if not _issue_shared(value, item, policy):
+                continue
+            out[key] = item
+        elif key == "mismatchedHeaders" and isinstance(item, list):
+            out[key] = [h for h in item if policy.share_all or not (
+                isinstance(h, dict) and str(h.get("headerName", "")).strip().lower()
+                in _COOKIE_HEADERS)]
+        elif key in _HEADER_KEYS:
             out[key] = _headers(item, url, shared_pairs, policy)
         elif key in _TEXT_KEYS and isinstance(item, str):
             out[key] = _headers_text(item, url, shared_pairs, policy)
@@ -177,7 +190,7 @@ def _header_value(name: str, value: Any, url: str | None,
                   policy: CookiePolicy) -> Any | None:
     """The header's value with withheld cookies removed; None drops the header."""
     lname = name.strip().lower()
-    if lname not in ("cookie", "set-cookie", "set-cookie2"):
+    if lname not in _COOKIE_HEADERS:
         return value
     if not isinstance(value, str):
         return None
@@ -220,6 +233,16 @@ def _entry_shared(entry: Any, url: str | None, policy: CookiePolicy) -> bool:
         return policy.shares(cookie["domain"])
     line = entry.get("cookieLine")
     return isinstance(line, str) and _set_cookie_shared(line, url, policy)
+
+
+def _issue_shared(details: dict[str, Any], line: str, policy: CookiePolicy) -> bool:
+    """An Audits cookie issue: its affected cookie names the domain, else its URL."""
+    cookie = details.get("cookie")
+    if isinstance(cookie, dict) and isinstance(cookie.get("domain"), str) \
+            and cookie["domain"]:
+        return policy.shares(cookie["domain"])
+    url = details.get("cookieUrl")
+    return _set_cookie_shared(line, url if isinstance(url, str) else None, policy)
 
 
 def _headers_text(text: str, url: str | None,
