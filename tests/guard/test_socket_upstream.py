@@ -8,7 +8,6 @@ of a real Chromium: every other path answers 404, as such a Chrome does.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
@@ -125,7 +124,15 @@ async def test_guard_serves_discovery_from_target_commands(
 async def test_a_socket_that_is_not_chrome_is_one_line(site: HitSite) -> None:
     bad = f"ws://127.0.0.1:{site.port}/devtools/browser/none"
     with pytest.raises(GuardStartError, match="refused the websocket"):
-        async with contextlib.AsyncExitStack():
-            await GuardServer.start(GuardOptions(upstream=bad, config=parse_config({}),
-                                                 port=0, record_path=None,
-                                                 install_signal_handlers=False))
+        await GuardServer.start(GuardOptions(upstream=bad, config=parse_config({}), port=0,
+                                             record_path=None,
+                                             install_signal_handlers=False))
+
+
+async def test_the_http_address_of_a_socket_only_chrome_says_what_to_pass(
+        socket_only: str) -> None:
+    base = "http://" + urlsplit(socket_only).netloc
+    with pytest.raises(GuardStartError, match=r"answered 404.*--upstream ws://HOST:PORT/"):
+        await GuardServer.start(GuardOptions(upstream=base, config=parse_config({}), port=0,
+                                             record_path=None,
+                                             install_signal_handlers=False))

@@ -94,8 +94,11 @@ async def reach_upstream(http: aiohttp.ClientSession, text: str) -> Upstream:
     try:
         async with http.get(url, timeout=aiohttp.ClientTimeout(total=5)) as resp:
             if resp.status != 200:
-                raise GuardStartError(f"{url} answered {resp.status}; is it Chrome's "
-                                      "remote-debugging port?")
+                raise GuardStartError(
+                    f"{url} answered {resp.status}; is it Chrome's remote-debugging port? "
+                    "A Chrome attached through chrome://inspect serves only its browser "
+                    "websocket: pass --upstream ws://HOST:PORT/devtools/browser/ID (the "
+                    "DevToolsActivePort file in its profile holds the port and the path)")
             data = orjson.loads(await resp.read())
     except (aiohttp.ClientConnectorError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "os_error", exc)
