@@ -104,3 +104,15 @@ async def test_playwright_node_request_is_refused_through_the_guard(
     assert guarded == {"cookies": [], "post": 401, "put": 401, "stillLoggedIn": True}
     assert len(portal.writes("/submission", authenticated=True)) == 1
     assert len(portal.writes("/submission", authenticated=False)) == 1
+
+
+async def test_puppeteer_cookies_copied_into_node_fetch_carry_no_login(
+        chrome, guard: GuardFactory, portal: SessionPortal) -> None:
+    """page.cookies() / browserContext.cookies() copied into another HTTP client."""
+    direct = await drive("puppeteer-session", chrome.http_url, portal.url)
+    assert direct == {"cookies": ["portal_session", "portal_theme"], "post": 200,
+                      "loggedIn": True}
+    g = await guard({"deny": ["submission"]})
+    guarded = await drive("puppeteer-session", g.url, portal.url)
+    assert guarded == {"cookies": [], "post": 401, "loggedIn": True}
+    assert len(portal.writes("/submission", authenticated=True)) == 1

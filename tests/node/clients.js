@@ -1,7 +1,7 @@
 // Drive a page through a DevTools endpoint with one of the Node clients, then print
 // one JSON line: what the page saw for a denied and an allowed write.
 //   node clients.js <playwright|puppeteer|cri|mcp> <cdp-http-url> <page-url>
-//   node clients.js session <cdp-http-url> <portal-url>
+//   node clients.js <session|puppeteer-session> <cdp-http-url> <portal-url>
 // "mcp" drives the page as an agent would, through Playwright MCP's tools (navigate,
 // snapshot, click); "session" logs in with the browser, then sends writes from the
 // driver with Playwright's context.request / page.request.
@@ -73,6 +73,26 @@ async function withSession() {
   const stillLoggedIn = page.url() === pageUrl + '/home';
   await browser.close();
   return { cookies, post, put, stillLoggedIn };
+}
+
+async function withPuppeteerSession() {
+  // A skill that copies the session into its own HTTP client: Puppeteer's page.cookies()
+  // (Network.getCookies) and browser.cookies() (Storage.getCookies), then Node's fetch.
+  const puppeteer = require('puppeteer-core');
+  const browser = await puppeteer.connect({ browserURL: cdpUrl });
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  await page.goto(pageUrl + '/');
+  await Promise.all([page.waitForNavigation(), page.click('#login')]);
+  const jar = [...await page.cookies(), ...await context.cookies()];
+  const cookie = jar.map((c) => `${c.name}=${c.value}`).join('; ');
+  const resp = await fetch(pageUrl + '/submission', { method: 'POST', body: 'x',
+                                                      headers: cookie ? { cookie } : {} });
+  const loggedIn = page.url() === pageUrl + '/home';
+  await context.close();
+  await browser.disconnect();
+  return { cookies: [...new Set(jar.map((c) => c.name))].sort(), post: resp.status,
+           loggedIn };
 }
 
 async function withMcp() {
@@ -151,7 +171,8 @@ async function withMcp() {
 }
 
 const runners = { playwright: withPlaywright, puppeteer: withPuppeteer, cri: withCri,
-                  session: withSession, mcp: withMcp };
+                  session: withSession, 'puppeteer-session': withPuppeteerSession,
+                  mcp: withMcp };
 runners[kind]().then(
   (out) => { console.log(JSON.stringify(out)); process.exit(0); },
   (err) => { console.error(String(err && err.stack || err)); process.exit(1); },
