@@ -14,6 +14,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from ajantik_cdp.core.secret_detection import mask_tokens
@@ -27,8 +28,10 @@ MAX_STDOUT = 1 << 20  # the claim is read from the last MiB of stdout
 
 
 def agent_env(agent: CommandAgentSpec, *, cdp_url: str, start_url: str, task_name: str,
-              task_text: str, deadline: float) -> dict[str, str]:
-    env = dict(os.environ)
+              task_text: str, deadline: float, base: Mapping[str, str] | None = None
+              ) -> dict[str, str]:
+    """``base`` is the environment the agent inherits (this process's by default)."""
+    env = dict(os.environ if base is None else base)
     env.update(dict(agent.env))
     env.update({
         "CDP_URL": cdp_url,

@@ -3,8 +3,10 @@ and ``report.html``.
 
 The runs are planned (slowest first), handed to the executor up to its workers, and
 each is scored as it comes back; the caller gets every scored run through ``on_done``
-at once. The files are written even when the suite is interrupted (marked so), because
-runs that finished are data nobody should lose."""
+at once. A run whose browser or node was lost under it is infrastructure, never the
+agent's: it is run again on another worker (``Placement.retries`` times at most) and
+the loss is noted with the run. The files are written even when the suite is
+interrupted (marked so), because runs that finished are data nobody should lose."""
 
 from __future__ import annotations
 
@@ -16,15 +18,17 @@ import secrets
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ajantik_cdp import __version__
+from ajantik_cdp.browser.endpoints import EndpointScrubber, RemoteBrowser
 from ajantik_cdp.browser.launch import ChromeProcess
-from ajantik_cdp.gauntlet.evidence.run_data import RunSpec
+from ajantik_cdp.gauntlet.evidence.run_data import RunResult, RunSpec
 from ajantik_cdp.gauntlet.report.report_page import render_report
+from ajantik_cdp.gauntlet.run.endpoint_scrubbing import scrubbed_logging
 from ajantik_cdp.gauntlet.run.executor import Executor, ShopAccess
 from ajantik_cdp.gauntlet.run.local_executor import LocalExecutor
 from ajantik_cdp.gauntlet.score.results_file import RunContext, encode_results, results_data
@@ -67,16 +71,62 @@ def result_order(suite: Suite, runs: list[Scored]) -> list[Scored]:
     return sorted(runs, key=lambda r: (rank.get(r.result.variant, 99), r.result.repetition))
 
 
+DEFAULT_RETRIES = 1  # a run lost to a browser or a node is run once more elsewhere
+MAX_RETRIES = 5
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a suite's runs run: none of it changes what a run is or how it is judged."""
+
+    executor: str = "local"  # or "ray"
+    ray_address: str | None = None  # None: a Ray instance of this machine's own
+    browsers: tuple[RemoteBrowser, ...] = ()  # remote browsers instead of local Chromium
+    shop_host: str | None = None  # where the in-process shop listens (nodes must reach it)
+    retries: int = DEFAULT_RETRIES
+
+
+def lost_to_infrastructure(result: RunResult) -> bool:
+    """A browser or node lost under the run: another worker may well carry it out. A
+    shop that failed or a harness bug would fail the same way anywhere."""
+    return result.infra is not None and result.infra.kind == "browser"
+
+
+def _set_aside(folder: Path, attempt: int) -> None:
+    """The files of a lost attempt, kept beside the run's: evidence of what was lost."""
+    if not folder.is_dir():
+        return
+    target = folder / f"lost-attempt-{attempt}"
+    target.mkdir(exist_ok=True)
+    for item in folder.iterdir():
+        if not item.name.startswith("lost-attempt-"):
+            item.rename(target / item.name)
+
+
 async def run_suite(suite: Suite, executor: Executor, specs: list[RunSpec],
-                    on_done: Callable[[Scored], None]) -> None:
+                    on_done: Callable[[Scored], None], *, retries: int = DEFAULT_RETRIES,
+                    notes: list[str] | None = None) -> None:
     """Run every spec; scored runs go to ``on_done`` in the order they finish, at most
     as many at a time as the executor has workers (the suite's ``workers`` unless
-    ``--workers`` says otherwise)."""
+    ``--workers`` says otherwise). A run lost to infrastructure is run again on another
+    worker, up to ``retries`` times; what was lost goes to ``notes`` and to the run."""
     gate = asyncio.Semaphore(max(1, executor.workers))
 
     async def one(spec: RunSpec) -> None:
         async with gate:
             result = await executor.submit(spec)
+            lost: list[RunResult] = []
+            while lost_to_infrastructure(result) and len(lost) < retries:
+                lost.append(result)
+                assert result.infra is not None
+                line = (f"{spec.run_id}: attempt {len(lost)} on worker {result.worker} was "
+                        f"lost to infrastructure ({result.infra.kind}: "
+                        f"{result.infra.message}); run again on another worker")
+                if notes is not None:
+                    notes.append(line)
+                await asyncio.to_thread(_set_aside, Path(spec.artifacts), len(lost))
+                result = await executor.submit(spec, frozenset(r.worker for r in lost))
+                result = replace(result, notes=(line, *result.notes))
         on_done(score(result, suite.task.expect))
 
     async with asyncio.TaskGroup() as group:
@@ -85,13 +135,14 @@ async def run_suite(suite: Suite, executor: Executor, specs: list[RunSpec],
 
 
 @contextlib.asynccontextmanager
-async def local_shop(access: ShopAccess | None = None) -> AsyncIterator[ShopAccess]:
-    """The bundled shop in this process, on an ephemeral loopback port, unless the
-    caller points at one already running."""
+async def local_shop(access: ShopAccess | None = None, host: str = "127.0.0.1"
+                     ) -> AsyncIterator[ShopAccess]:
+    """The bundled shop in this process, on an ephemeral port of ``host`` (loopback
+    unless the browsers are elsewhere), unless the caller points at one already running."""
     if access is not None:
         yield access
         return
-    shop = ShopServer()
+    shop = ShopServer(host=host)
     await shop.start()
     try:
         yield ShopAccess(shop.base_url, shop.secret)
@@ -136,45 +187,74 @@ def write_outputs(suite: Suite, out_dir: Path, runs: list[Scored], ctx: RunConte
     return summary, data
 
 
+def _executor(placement: Placement, workers: int, access: ShopAccess,
+              chromes: list[ChromeProcess] | None) -> Executor:
+    if placement.executor == "ray":
+        from ajantik_cdp.gauntlet.run.ray_executor import RayExecutor
+
+        return RayExecutor(workers, access, address=placement.ray_address)
+    return LocalExecutor(workers, access, chromes=chromes,
+                         remote=list(placement.browsers) or None)
+
+
+def _shop_host(placement: Placement) -> str:
+    if placement.shop_host:
+        return placement.shop_host
+    if placement.executor == "ray":
+        from ajantik_cdp.gauntlet.run.ray_executor import connect_ray
+
+        return connect_ray(placement.ray_address)  # the driver as the nodes reach it
+    return "127.0.0.1"
+
+
 async def run_session(suite: Suite, out_dir: Path, *, workers: int,
                       on_done: Callable[[Scored], None] = lambda s: None,
                       shop: ShopAccess | None = None,
                       chromes: list[ChromeProcess] | None = None,
                       on_start: Callable[[int, int], None] = lambda total, workers: None,
+                      placement: Placement = Placement(),
+                      suite_run: str | None = None,
                       ) -> SessionOutcome:
     started = datetime.now(UTC)
     t0 = time.monotonic()
-    suite_run = suite_run_id(suite.name, started)
+    suite_run = suite_run or suite_run_id(suite.name, started)
     runs: list[Scored] = []
+    notes: list[str] = []
     interrupted = True
-    executor: LocalExecutor | None = None
+    executor: Executor | None = None
+    scrubber = EndpointScrubber(placement.browsers)
     try:
-        async with local_shop(shop) as access:
-            executor = LocalExecutor(workers, access, chromes=chromes)
-            await executor.start()
-            try:
-                specs = plan_runs(suite, suite_run, out_dir)
-                on_start(len(specs), executor.workers)
+        with scrubbed_logging(scrubber):
+            host = shop.base_url if shop else _shop_host(placement)
+            async with local_shop(shop, host) as access:
+                executor = _executor(placement, workers, access, chromes)
+                try:
+                    await executor.start()
+                    specs = plan_runs(suite, suite_run, out_dir)
+                    on_start(len(specs), executor.workers)
 
-                def done(s: Scored) -> None:
-                    runs.append(s)
-                    on_done(s)
+                    def done(s: Scored) -> None:
+                        runs.append(s)
+                        on_done(s)
 
-                await run_suite(suite, executor, specs, done)
-                interrupted = False
-            finally:
-                await executor.close()
+                    await run_suite(suite, executor, specs, done, retries=placement.retries,
+                                    notes=notes)
+                    interrupted = False
+                finally:
+                    await executor.close()
     finally:
+        where: dict[str, Any] = (executor.environment() if executor else
+                                 {"executor": placement.executor, "workers": workers,
+                                  "browser": "unknown"})
         ctx = RunContext(
             suite_run=suite_run, started_at=_iso(started), finished_at=_iso(datetime.now(UTC)),
             wall_seconds=time.monotonic() - t0, interrupted=interrupted,
             environment={
                 "ajantik": __version__, "python": sys.version.split()[0],
-                "platform": platform.platform(terse=True),
-                "browser": executor.browser_version if executor else "unknown",
-                "executor": "local", "workers": executor.workers if executor else workers,
+                "platform": platform.platform(terse=True), **where,
             },
-            notes=tuple(executor.notes) if executor else ())
+            notes=tuple(scrubber.scrub(n) for n in
+                        [*(executor.notes if executor else []), *notes]))
         if runs or not interrupted:
             summary, data = await asyncio.to_thread(write_outputs, suite, out_dir, runs, ctx)
     return SessionOutcome(summary, result_order(suite, runs), data, out_dir / RESULTS,
