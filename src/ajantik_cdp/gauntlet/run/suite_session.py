@@ -243,6 +243,10 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
                 finally:
                     await executor.close()
     finally:
+        if placement.executor == "ray":  # joined for the shop's address even if no run
+            from ajantik_cdp.gauntlet.run.ray_executor import disconnect_ray
+
+            disconnect_ray()
         where: dict[str, Any] = (executor.environment() if executor else
                                  {"executor": placement.executor, "workers": workers,
                                   "browser": "unknown"})
