@@ -24,13 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from ajantik_cdp import __version__
-from ajantik_cdp.browser.endpoints import EndpointScrubber, RemoteBrowser
+from ajantik_cdp.browser.endpoints import EndpointScrubber
 from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.gauntlet.evidence.run_data import RunResult, RunSpec
 from ajantik_cdp.gauntlet.report.report_page import render_report
 from ajantik_cdp.gauntlet.run.endpoint_scrubbing import scrubbed_logging
 from ajantik_cdp.gauntlet.run.executor import Executor, ShopAccess
 from ajantik_cdp.gauntlet.run.local_executor import LocalExecutor
+from ajantik_cdp.gauntlet.run.placement import DEFAULT_RETRIES, Placement
 from ajantik_cdp.gauntlet.score.results_file import RunContext, encode_results, results_data
 from ajantik_cdp.gauntlet.score.scoring import Scored, score
 from ajantik_cdp.gauntlet.score.suite_summary import Summary, summarise_suite
@@ -69,21 +70,6 @@ def result_order(suite: Suite, runs: list[Scored]) -> list[Scored]:
     """Runs in the suite's variant order, then by repetition, for files and pages."""
     rank = {v: i for i, v in enumerate(suite.variants)}
     return sorted(runs, key=lambda r: (rank.get(r.result.variant, 99), r.result.repetition))
-
-
-DEFAULT_RETRIES = 1  # a run lost to a browser or a node is run once more elsewhere
-MAX_RETRIES = 5
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where a suite's runs run: none of it changes what a run is or how it is judged."""
-
-    executor: str = "local"  # or "ray"
-    ray_address: str | None = None  # None: a Ray instance of this machine's own
-    browsers: tuple[RemoteBrowser, ...] = ()  # remote browsers instead of local Chromium
-    shop_host: str | None = None  # where the in-process shop listens (nodes must reach it)
-    retries: int = DEFAULT_RETRIES
 
 
 def lost_to_infrastructure(result: RunResult) -> bool:
@@ -212,9 +198,10 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
                       shop: ShopAccess | None = None,
                       chromes: list[ChromeProcess] | None = None,
                       on_start: Callable[[int, int], None] = lambda total, workers: None,
-                      placement: Placement = Placement(),
+                      placement: Placement | None = None,
                       suite_run: str | None = None,
                       ) -> SessionOutcome:
+    placement = placement or Placement()
     started = datetime.now(UTC)
     t0 = time.monotonic()
     suite_run = suite_run or suite_run_id(suite.name, started)
