@@ -18,6 +18,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 SCHEMES = ("http", "https", "ws", "wss")
 MIN_SECRET = 4  # shorter query values ("1", "on") are not worth a false match
+LONG_SEGMENT = 12  # a path segment this long, or with a digit, is taken for a secret
 
 
 class EndpointError(ValueError):
@@ -61,36 +62,41 @@ def remote_browsers(urls: Iterable[str]) -> list[RemoteBrowser]:
     return out
 
 
-def _shapes(url: str) -> set[str]:
-    """The pieces of ``url`` that a message may quote and that identify the browser."""
+def _shapes(url: str) -> dict[str, bool]:
+    """The pieces of ``url`` that a message may quote, each with whether it must be
+    matched as a whole address only. A secret piece (a token, a password, a path, any
+    shape that holds one) is replaced wherever it appears, even inside a longer word;
+    a bare address (host:port) only where it ends, so that 127.0.0.1:1 is not found in
+    127.0.0.1:12 or in the shop's own address."""
     parts = urlsplit(url)
-    shapes = {url, url.rstrip("/"), url.split("#")[0]}
-    no_query = url.split("?")[0].split("#")[0]
-    shapes |= {no_query, no_query.rstrip("/")}
-    if parts.netloc:
-        shapes.add(parts.netloc)
-        host_port = parts.netloc.rsplit("@", 1)[-1]
-        if parts.port is not None:
-            shapes.add(host_port)
-    if "://" in url:
-        shapes.add(url.split("://", 1)[1])
+    secrets: set[str] = set()
     if parts.password:
-        shapes.add(parts.password)
-    if parts.username and parts.password:
-        shapes.add(parts.username + ":" + parts.password)
+        secrets |= {parts.password, f"{parts.username or ''}:{parts.password}"}
     if len(parts.path.strip("/")) >= MIN_SECRET:
-        shapes |= {parts.path, parts.path.rstrip("/")}
+        secrets |= {parts.path, parts.path.rstrip("/")}
+        # A segment alone (a browser's id, a key in the path), unless it is a word any
+        # message may hold ("devtools", "browser").
+        secrets |= {seg for seg in parts.path.split("/") if len(seg) >= MIN_SECRET
+                    and (any(c.isdigit() for c in seg) or len(seg) >= LONG_SEGMENT)}
     if parts.query:
-        shapes.add(parts.query)
-        shapes |= {v for _, v in parse_qsl(parts.query, keep_blank_values=True)
-                   if len(v) >= MIN_SECRET}
-    return {s for s in shapes if s}
+        secrets.add(parts.query)
+        secrets |= {v for _, v in parse_qsl(parts.query, keep_blank_values=True)
+                    if len(v) >= MIN_SECRET}
+    whole = {url, url.rstrip("/"), url.split("#")[0], url.split("?")[0].split("#")[0]}
+    whole |= {w.split("://", 1)[1] for w in list(whole) if "://" in w}
+    whole |= {w.rstrip("/") for w in list(whole)}
+    host_port = parts.netloc.rsplit("@", 1)[-1]
+    whole |= {parts.netloc, host_port}
+    shapes = {s: False for s in secrets if s}
+    for shape in whole:
+        if shape and shape not in shapes:
+            shapes[shape] = not any(secret in shape for secret in secrets)
+    return shapes
 
 
-def _piece_pattern(piece: str) -> str:
-    # A host:port must not match inside a longer port or name ("127.0.0.1:1" in
-    # "127.0.0.1:12"), so a piece that starts or ends with a word character is matched
-    # only where the word ends there too.
+def _piece_pattern(piece: str, bounded: bool) -> str:
+    if not bounded:
+        return re.escape(piece)
     before = "(?<![\\w.-])" if piece[:1].isalnum() else ""
     after = "(?![\\w-])" if piece[-1:].isalnum() else ""
     return before + re.escape(piece) + after
@@ -101,15 +107,15 @@ class EndpointScrubber:
 
     def __init__(self, browsers: Iterable[RemoteBrowser] = ()) -> None:
         self.browsers = tuple(browsers)
-        pieces: dict[str, str] = {}
+        pieces: dict[str, tuple[str, bool]] = {}
         for b in self.browsers:
-            for shape in _shapes(b.url):
-                pieces.setdefault(shape, b.label)
+            for shape, bounded in _shapes(b.url).items():
+                pieces.setdefault(shape, (b.label, bounded))
         # Longest first: a URL is replaced whole before its host:port would be.
         ordered = sorted(pieces, key=len, reverse=True)
-        self._labels = pieces
-        self._pattern = (re.compile("|".join(_piece_pattern(s) for s in ordered))
-                         if ordered else None)
+        self._labels = {shape: label for shape, (label, _) in pieces.items()}
+        self._pattern = (re.compile("|".join(_piece_pattern(s, pieces[s][1])
+                                             for s in ordered)) if ordered else None)
 
     def __bool__(self) -> bool:
         return bool(self.browsers)
