@@ -281,7 +281,7 @@ async def test_a_run_lost_to_infrastructure_is_run_again_elsewhere(
     (tmp_path / "runs" / "baseline-r0" / "agent.stderr").write_text("first attempt")
     executor = FlakyExecutor(lose)
     done: list[Scored] = []
-    notes: tuple[str, ...] = ()
+    notes: list[str] = []
     await run_suite(suite, executor, [spec], done.append,  # type: ignore[arg-type]
                     retries=retries, notes=notes)
     assert [s.outcome for s in done] == [outcome]
