@@ -31,7 +31,13 @@ from ajantik_cdp.browser.pool import BrowserPool
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.faults import parse_fault
 from ajantik_cdp.gauntlet.evidence.claim_line import no_claim
-from ajantik_cdp.gauntlet.evidence.run_data import AgentOutcome, InfraError, PageFacts, RunSpec
+from ajantik_cdp.gauntlet.evidence.run_data import (
+    AgentOutcome,
+    InfraError,
+    InfraKind,
+    PageFacts,
+    RunSpec,
+)
 from ajantik_cdp.gauntlet.reference.reference_agent import ReferenceAgent
 from ajantik_cdp.gauntlet.run.command_agent import agent_env, run_command_agent
 from ajantik_cdp.gauntlet.run.failures import Infra, failing_as, first_line, quietly
@@ -197,6 +203,14 @@ class Lane:
             infra = InfraError("browser", self._gone_text())
         return EndPhase(page, shot, tuple(notes), infra)
 
+    def _connect_failure(self) -> InfraKind:
+        """A remote browser that cannot be connected to is lost (another worker may do
+        the run); a local Chromium is, if it died, and the harness failed otherwise."""
+        if self.browsers.remote:
+            self.browsers.mark_lost(self.index)
+            return "browser"
+        return "harness" if self.alive() else "browser"
+
     def _gone_text(self) -> str:
         if self.browsers.remote:
             return f"{self.label}: the connection to it dropped during the run"
@@ -212,9 +226,8 @@ class Lane:
                         else "Chromium did not start"):
             cdp_url = await self._ensure_browser()
         live.start_url = shop_run.start_url
-        with failing_as(lambda: "harness" if self.alive() else "browser",
-                        "could not prepare the browser"):
-            async with asyncio.timeout(SETUP_TIMEOUT):
+        async with asyncio.timeout(SETUP_TIMEOUT):
+            with failing_as(self._connect_failure, "could not connect to the browser"):
                 if fault is not None:
                     guard = contextlib.AsyncExitStack()
                     stack.push_async_callback(quietly, guard.aclose)
@@ -225,12 +238,14 @@ class Lane:
                         "gauntlet run finished"))
                     cdp_url = running.url
                 browser = await self.playwright.chromium.connect_over_cdp(cdp_url)
-                if self.browsers.remote:
-                    # A remote browser has no process to watch: a drop of this
-                    # connection is how its loss shows.
-                    browser.on("disconnected", lambda _: None if live.ending
-                               else self.browsers.mark_lost(self.index))
-                stack.push_async_callback(quietly, browser.close, 10)
+            if self.browsers.remote:
+                # A remote browser has no process to watch: a drop of this connection
+                # is how its loss shows.
+                browser.on("disconnected", lambda _: None if live.ending
+                           else self.browsers.mark_lost(self.index))
+            stack.push_async_callback(quietly, browser.close, 10)
+            with failing_as(lambda: "harness" if self.alive() else "browser",
+                            "could not prepare the browser"):
                 context = await new_context(browser, setup)
                 stack.push_async_callback(quietly, context.close, 10)
                 page = await new_page(context, setup)
