@@ -232,7 +232,8 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
     if placement.executor == "ray":
         from ajantik_cdp.gauntlet.run.ray_executor import import_ray
 
-        import_ray()  # before anything is written: the extra may not be installed
+        # Before anything is written: is the extra there?
+        import_ray(own_instance=placement.ray_address is None)
     elif not placement.browsers:
         find_chrome()  # before anything is written: a missing browser is the usual failure
     return execute(name, suite, out_dir, workers, shop, placement=placement).summary.exit_code

@@ -59,7 +59,12 @@ class RayConnectError(AjantikError):
     pass
 
 
-def import_ray() -> ModuleType:
+def import_ray(*, own_instance: bool = False) -> ModuleType:
+    """Ray, or the one-line error naming the extra. For this machine's own instance,
+    Ray is told to stay on loopback first: it reads that once, when it is imported."""
+    if own_instance and "ray" not in sys.modules:
+        for key, value in OWN_INSTANCE_ENV.items():
+            os.environ.setdefault(key, value)
     try:
         import ray
     except ImportError:
@@ -74,21 +79,31 @@ def connect_ray(address: str | None, *, verbose: bool = False) -> str:
     """Join the cluster at ``address`` (or start this machine's own instance) unless this
     process is already connected; returns the address the nodes reach the driver at."""
     global _owned
-    if "ray" not in sys.modules and address is None:
-        for key, value in OWN_INSTANCE_ENV.items():
-            os.environ.setdefault(key, value)
-    ray = import_ray()
+    ray = import_ray(own_instance=address is None)
     if not ray.is_initialized():
         level = logging.INFO if verbose else logging.ERROR
-        try:
-            if address is None:
-                ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False,
-                         log_to_driver=verbose, logging_level=level)
-            else:
-                ray.init(address=address, log_to_driver=verbose, logging_level=level)
-        except (ConnectionError, RuntimeError, ValueError, ray.exceptions.RayError) as exc:
-            where = f"the Ray cluster at {address}" if address else "a local Ray instance"
-            raise RayConnectError(f"cannot connect to {where}: {first_line(exc)}") from None
+        # "local": never join a cluster found on this machine by chance.
+        target = address or "local"
+        where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+        for attempt in range(1, 3 if address is None else 2):
+            try:
+                if address is None:
+                    ray.init(address=target, num_cpus=os.cpu_count() or 1,
+                             include_dashboard=False, log_to_driver=verbose,
+                             logging_level=level)
+                else:
+                    ray.init(address=target, log_to_driver=verbose, logging_level=level)
+                break
+            except Exception as exc:  # Ray raises bare Exceptions for a slow start
+                with contextlib.suppress(Exception):
+                    ray.shutdown()  # what the failed start left running
+                if attempt == 1 and address is None and "timed out" in str(exc):
+                    # Ray gives its own processes a fixed 30 s to start; a machine
+                    # under load can miss that once.
+                    log.warning("the local Ray instance was slow to start; trying again")
+                    continue
+                raise RayConnectError(f"cannot start or connect to {where}: "
+                                      f"{first_line(exc)}") from None
         _owned = True
     return str(ray.util.get_node_ip_address())
 

@@ -143,6 +143,14 @@ class NodeLanes:
         return [*self._notes, *(n for lane in self._lanes for n in lane.notes)]
 
     async def close(self) -> list[str]:
+        if self._pool is None:
+            # Restarted after a kill and never used since: its predecessor's Chromiums
+            # still have to go.
+            node, address, actor = self._where()
+            ledger = Path(tempfile.gettempdir()) / "ajantik-ray" / f"{actor}.json"
+            if await asyncio.to_thread(end_leftovers, ledger):
+                self._notes.append(f"node {address} ({node[:8]}): ended the Chromiums "
+                                   "left by a worker that was killed")
         notes = await self.notes()
         for lane in self._lanes:
             with contextlib.suppress(Exception):
