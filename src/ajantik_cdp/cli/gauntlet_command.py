@@ -28,6 +28,7 @@ from ajantik_cdp.gauntlet.report.terminal_tables import comparison_table, summar
 from ajantik_cdp.gauntlet.run.doctor import checks
 from ajantik_cdp.gauntlet.run.executor import ShopAccess
 from ajantik_cdp.gauntlet.run.placement import Placement, resolve_placement
+from ajantik_cdp.gauntlet.run.resume import Resumed, resume_from
 from ajantik_cdp.gauntlet.run.suite_loading import load_suite
 from ajantik_cdp.gauntlet.run.suite_session import SessionOutcome, run_session
 from ajantik_cdp.gauntlet.score.comparison import compare
@@ -98,11 +99,13 @@ def _where(placement: Placement, count: int) -> str:
 
 def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
             shop: ShopAccess | None = None, *, quiet: bool = False,
-            placement: Placement | None = None) -> SessionOutcome:
+            placement: Placement | None = None, resume: Resumed | None = None
+            ) -> SessionOutcome:
     """Run a suite with progress on the terminal; the errors a person can cause become
     one line (with every remote browser's endpoint scrubbed from it)."""
     placement = placement or Placement()
-    prepare(out_dir, "gauntlet")
+    if resume is None:
+        prepare(out_dir, "gauntlet")
     console = _console()
     count = min(workers or suite.workers, suite.run_count)
     if placement.browsers:
@@ -115,17 +118,21 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     click.echo(f"{command}: {suite.name}: {suite.agent.describe()}, {len(suite.variants)} "
                f"variants x {suite.repetitions} = {suite.run_count} runs on "
                f"{_where(placement, count)}; writing to {out_dir}/")
-    progress = SuiteProgress(suite.run_count, console, lines=None if not quiet else True)
+    todo = suite.run_count - (len(resume.kept) if resume else 0)
+    if resume is not None:
+        click.echo(f"resuming: {len(resume.kept)} finished run(s) kept, {todo} to run")
+    progress = SuiteProgress(todo, console, lines=None if not quiet else True)
     scrub = EndpointScrubber(placement.browsers).scrub
     try:
         with progress:
             outcome = asyncio.run(_stoppable(run_session(
                 suite, out_dir, workers=count, on_done=progress.done, shop=shop,
-                placement=placement)))
+                placement=placement, resume=resume)))
     except asyncio.CancelledError:
-        done = sum(progress.counts.values())
+        done = sum(progress.counts.values()) + suite.run_count - todo
         raise CommandFailed(command, f"interrupted after {done} of {suite.run_count} runs; "
-                            f"what finished is in {out_dir / 'results.json'}", 130) from None
+                            f"what finished is in {out_dir / 'results.json'} (carry on "
+                            f"with --resume {out_dir})", 130) from None
     except OSError as exc:  # the shop could not bind, the folder vanished...
         raise CommandFailed(command, scrub(str(exc)), 1) from None
     except AjantikError as exc:  # no Ray, a cluster or a browser that cannot be reached
@@ -203,11 +210,15 @@ VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Show the guards' l
 @click.option("--retries", type=click.IntRange(0, MAX_RETRIES), default=None,
               help="Times a run lost with its browser or node is run again on another "
               "worker [default: the suite's retries, else 1].")
+@click.option("--resume", "resume_dir", metavar="OUT", type=click.Path(path_type=Path),
+              help="Carry on an interrupted suite in its folder OUT: the runs in "
+              "OUT/results.json are kept, the rest (and any lost to infrastructure) run, "
+              "the summary covers all. A suite file changed since is refused.")
 @VERBOSE
 def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
                          shop_url: str | None, executor: str | None, ray_address: str | None,
                          shop_host: str | None, browser_urls: tuple[str, ...],
-                         retries: int | None, verbose: bool) -> int:
+                         retries: int | None, resume_dir: Path | None, verbose: bool) -> int:
     """Run the suite in SUITE_FILE (YAML, version 1; see docs/gauntlet.md).
 
     Every run gets a fresh shop run and a fresh browser context set up as its variant
@@ -222,6 +233,13 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
     """
     name = f"{NAME} run"
     suite = load_suite(suite_file)
+    resume = None
+    if resume_dir is not None:
+        if click.get_current_context().get_parameter_source("out_dir") is \
+                click.core.ParameterSource.COMMANDLINE and out_dir != resume_dir:
+            raise CommandFailed(name, "--resume OUT writes into OUT; leave --out out", 2)
+        out_dir = resume_dir
+        resume = resume_from(resume_dir, suite)
     shop = _shop_access(name, shop_url)
     placement = resolve_placement(suite, executor=executor, ray_address=ray_address,
                                   browsers=browser_urls, shop_host=shop_host, retries=retries)
@@ -236,7 +254,8 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
         import_ray(own_instance=placement.ray_address is None)
     elif not placement.browsers:
         find_chrome()  # before anything is written: a missing browser is the usual failure
-    return execute(name, suite, out_dir, workers, shop, placement=placement).summary.exit_code
+    return execute(name, suite, out_dir, workers, shop, placement=placement,
+                   resume=resume).summary.exit_code
 
 
 @gauntlet_group.command("demo")
