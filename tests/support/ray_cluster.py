@@ -193,7 +193,13 @@ def local_cluster(cpus: tuple[int, ...] = (1, 1), timeout: float = 180) -> Itera
             [str(RAY), "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
              "--port", str(port), "--num-cpus", str(cpus[0]), "--include-dashboard", "false",
              "--disable-usage-stats", "--temp-dir", str(temp_dir),
-             "--object-store-memory", str(100 << 20)],
+             "--object-store-memory", str(100 << 20),
+             # Fixed ports: with 0, the raylet waits a fixed time for its agents to write
+             # theirs to a file, and a loaded machine misses that (the raylet then exits).
+             "--dashboard-agent-grpc-port", str(free_port()),
+             "--dashboard-agent-listen-port", str(free_port()),
+             "--metrics-export-port", str(free_port()),
+             "--runtime-env-agent-port", str(free_port())],
             env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True))
         _wait_for_port(port, cluster.procs[0], timeout)
@@ -216,8 +222,10 @@ def _run_node(gcs_address: str, cpus: int) -> None:
 
     params = RayParams(gcs_address=gcs_address, node_ip_address="127.0.0.1", num_cpus=cpus,
                        object_store_memory=100 << 20, include_log_monitor=False,
-                       node_manager_port=0, min_worker_port=0, max_worker_port=0)
-    params.dashboard_agent_listen_port = None
+                       node_manager_port=0, min_worker_port=0, max_worker_port=0,
+                       metrics_agent_port=free_port(), metrics_export_port=free_port(),
+                       runtime_env_agent_port=free_port())
+    params.dashboard_agent_listen_port = free_port()
     Node(params, head=False, shutdown_at_exit=True, spawn_reaper=True)
     stop = False
 
