@@ -36,6 +36,7 @@ from tests.support.ray_cluster import (
 )
 
 pytestmark = [pytest.mark.ray, pytest.mark.browser]
+pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[dev,ray]'")
 
 RAY_KEYS = (*LOOPBACK_ENV, "RAY_AUTH_TOKEN", "RAY_ADDRESS")
 
