@@ -5,6 +5,7 @@ workers are handed out."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -292,3 +293,19 @@ async def test_a_run_lost_to_infrastructure_is_run_again_elsewhere(
     if retries:
         kept = tmp_path / "runs" / "baseline-r0" / "lost-attempt-1" / "agent.stderr"
         assert kept.read_text() == "first attempt"  # the lost attempt's evidence is kept
+
+
+@pytest.mark.ray
+def test_an_unreachable_cluster_is_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="the ray extra is not installed")
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    suite = write_suite(tmp_path, "s", variants=["baseline"], preset="reference")
+    got = run("gauntlet", "run", str(suite), "--ray-address", f"127.0.0.1:{port}", "--out",
+              str(tmp_path / "out"), timeout=120)
+    assert got.code == 1, got.stderr
+    assert got.one_line_error() == (
+        f"ajantik gauntlet run: error: cannot reach the Ray cluster at 127.0.0.1:{port}: "
+        "Connection refused (is `ray start --head` running there, on that port?)")
+    assert not (tmp_path / "out").exists()  # refused before anything was written

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import socket
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -75,12 +76,32 @@ def import_ray(*, own_instance: bool = False) -> ModuleType:
 _owned = False  # this process started (or joined) Ray, so it shuts it down at the end
 
 
+REACH_TIMEOUT = 10.0  # seconds to open a connection to the cluster's head
+
+
+def check_reachable(address: str) -> None:
+    """A head that does not answer is one line now: ``ray.init`` would retry for ever,
+    logging a warning every few seconds. Only for a plain ``host:port``; Ray resolves
+    ``auto`` and ``ray://`` addresses itself."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), REACH_TIMEOUT).close()
+    except OSError as exc:
+        reason = "no answer" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
+        raise RayConnectError(f"cannot reach the Ray cluster at {address}: {reason} "
+                              "(is `ray start --head` running there, on that port?)") from None
+
+
 def connect_ray(address: str | None, *, verbose: bool = False) -> str:
     """Join the cluster at ``address`` (or start this machine's own instance) unless this
     process is already connected; returns the address the nodes reach the driver at."""
     global _owned
     ray = import_ray(own_instance=address is None)
     if not ray.is_initialized():
+        if address is not None:
+            check_reachable(address)
         level = logging.INFO if verbose else logging.ERROR
         # "local": never join a cluster found on this machine by chance.
         target = address or "local"
