@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import signal
@@ -36,7 +37,9 @@ from tests.support.ray_cluster import (
 )
 
 pytestmark = [pytest.mark.ray, pytest.mark.browser]
-pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[dev,ray]'")
+if importlib.util.find_spec("ray") is None:  # not imported: the fixture sets its env first
+    pytest.skip("the ray extra is not installed: pip install -e '.[dev,ray]'",
+                allow_module_level=True)
 
 RAY_KEYS = (*LOOPBACK_ENV, "RAY_AUTH_TOKEN", "RAY_ADDRESS")
 
