@@ -35,7 +35,10 @@ REPO = Path(__file__).resolve().parents[2]
 # notwithstanding, it is what turns Ray's single-machine mode on), no usage statistics,
 # and a token only this cluster knows.
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0",
-                "RAY_AUTH_MODE": "token"}
+                "RAY_AUTH_MODE": "token",
+                # Ray's processes wait this long for its agents to start and write their
+                # ports; its default is missed by a machine under heavy load.
+                "RAY_agent_register_timeout_ms": "300000"}
 
 
 def ray_env() -> dict[str, str]:

@@ -47,7 +47,10 @@ END_TIMEOUT = 60.0  # seconds for a run's end: page facts, screenshot, files, te
 SLACK = 60.0  # seconds a run's begin may take beyond its agent's deadline and setup
 # Ray's own processes read these when they start: ajantik's own instance binds to
 # loopback only (it is a single-machine cluster, so nothing is lost) and sends nothing.
-OWN_INSTANCE_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+# Its agents get longer to start than Ray's default: a loaded machine misses that, and
+# the raylet then exits.
+OWN_INSTANCE_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+                    "RAY_agent_register_timeout_ms": "300000"}
 
 log = logging.getLogger("ajantik.gauntlet")
 
