@@ -34,7 +34,7 @@ def cpu_seconds() -> float:
 def one(workers: int) -> tuple[float, float, bool]:
     with tempfile.TemporaryDirectory(prefix="ajantik-demo-bench-") as tmp:
         cpu0, t0 = cpu_seconds(), time.monotonic()
-        outcomes = asyncio.run(run_demo(plan(), Path(tmp), lambda o: None, lanes=workers))
+        outcomes = asyncio.run(run_demo(plan(), Path(tmp), lambda o: None, workers=workers))
         wall, cpu = time.monotonic() - t0, cpu_seconds() - cpu0
     return wall, cpu, all(c.holds for c in conclusions(outcomes))
 
