@@ -136,7 +136,7 @@ class Plan:
     runs: tuple[PlannedRun, ...]
     skipped: tuple[Skipped, ...] = ()
     notes: tuple[str, ...] = ()
-    source: str = "clean run"  # or "the adapter's write_points()"
+    source: str = "the clean run's record"  # or "the adapter's write_points()"
 
     @property
     def writes_per_run(self) -> int | None:
