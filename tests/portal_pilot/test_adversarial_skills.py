@@ -30,12 +30,13 @@ from ajantik_cdp.core.faults import parse_fault
 from ajantik_cdp.core.run_gate import Outcome
 from ajantik_cdp.core.verdicts import Said, Verdict, World, verdict
 from ajantik_cdp.demo.agreement import disagreements
-from ajantik_cdp.demo.runner import ADAPTER, guard_config, sign_in
+from ajantik_cdp.demo.portal_system import ADAPTER, guard_config
 from ajantik_cdp.judge.adapter_api import Record, Report
 from ajantik_cdp.judge.adapter_loader import Adapter, load_adapter
 from ajantik_cdp.judge.judging import Judgement, judge
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
 from portal_pilot.portal import Portal
+from portal_pilot.sign_in import sign_in
 from portal_pilot.task import load_task
 from portal_pilot.truth import FilingTruth, registry_truth
 from tests.judge.claim_forms import CHECKBOX_FORM, NAMED_FORMS, Claims, report
