@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import click
 from rich.console import Console
 
@@ -28,7 +29,7 @@ from ajantik_cdp.core.run_gate import GatePolicy
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable
 from ajantik_cdp.judge.adapter_loader import Adapter, AdapterError, load_adapter
 from ajantik_cdp.output_folder import prepare
-from ajantik_cdp.proxy.server import GuardStartError, parse_upstream
+from ajantik_cdp.proxy.upstream import GuardStartError, parse_upstream, reach_upstream
 from ajantik_cdp.testrun.adapter_hooks import AdapterHooks
 from ajantik_cdp.testrun.plan.run_plan import (
     At,
@@ -48,6 +49,8 @@ from ajantik_cdp.testrun.run.runner import (
     RunOptions,
     SkillTest,
     SkillTestResult,
+    by_operator,
+    operator_windows,
     run_tests,
 )
 from ajantik_cdp.testrun.run.workspace import CommandSystem
@@ -243,6 +246,10 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
     if not yes and not interactive:
         raise BadInput("it runs your skill against your real system and asks first; with "
                        "no terminal to ask on, pass --yes (for CI)")
+    _check_out_parent(out_dir)
+    # Before anything is written: a Chrome that is not running (or a port that is not
+    # Chrome's) is the usual first failure, and it is one line.
+    _check_upstream(upstream)
     configure(RUN, verbose)
     if not verbose:
         logging.getLogger("ajantik").setLevel(logging.ERROR)  # the guards' FAULT lines
@@ -370,7 +377,11 @@ def _plan_from_record(path: Path, kinds: Any, reps: int, at: At,
         raise BadInput(f"cannot read record {path}: {exc.strerror or exc}") from None
     except RecordUnusable as exc:
         raise BadInput(f"not a usable guard record: {exc}") from None
-    writes = [Write(ex.method, ex.url, ex.line) for ex in record.exchanges() if ex.is_write]
+    # A record of `ajantik test run`'s clean run has the operator's log beside it: the
+    # writes the operator made while the skill waited are no write points of the skill.
+    windows = operator_windows(path.parent)
+    writes = [Write(ex.method, ex.url, ex.line) for ex in record.exchanges()
+              if ex.is_write and not by_operator(ex.request.started, windows)]
     if record.fault is not None:
         raise BadInput(f"{path} is the record of a run with a fault "
                        f"({record.fault.get('kind')}); the plan is made from a clean run")
@@ -380,6 +391,24 @@ def _plan_from_record(path: Path, kinds: Any, reps: int, at: At,
         return plan_from_writes(writes, kinds, reps, at, only)
     except PlanError as exc:
         raise BadInput(str(exc)) from None
+
+
+def _check_out_parent(out_dir: Path) -> None:
+    parent = out_dir.resolve().parent
+    if not parent.is_dir():
+        raise BadInput(f"--out {out_dir}: the folder it goes in, {parent}, does not exist "
+                       "(a typo? create it first)")
+
+
+def _check_upstream(upstream: str) -> None:
+    async def probe() -> None:
+        async with aiohttp.ClientSession() as http:
+            await reach_upstream(http, upstream)
+
+    try:
+        asyncio.run(probe())
+    except GuardStartError as exc:
+        raise BadInput(f"--upstream: {exc}") from None
 
 
 def _load_config(path: Path) -> GuardConfig:

@@ -12,6 +12,7 @@ gone, the adapter is broken) ends the test the same way, with its reason.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from typing import Protocol
 import orjson
 
 from ajantik_cdp.core.faults import FaultKind, parse_fault
+from ajantik_cdp.core.record_schema import now_iso
 from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult, gate_run
 from ajantik_cdp.judge.adapter_api import Record, Report
 from ajantik_cdp.judge.adapter_loader import Adapter, AdapterError
@@ -51,6 +53,7 @@ from ajantik_cdp.testrun.run.workspace import Check, Stop, System
 from ajantik_cdp.testrun.score.matrix import Firing, RunMark, UnitMark, firing
 
 RECORD = "ajantik-cdp.jsonl"
+OPERATOR_LOG = "operator.jsonl"  # beside the record: each ask, answer and when
 FIRST = At("first")
 NO_OPERATOR = "no operator: the adapter defines no operator(event), so no one can do this"
 
@@ -86,6 +89,9 @@ class RunResult:
     seconds: float
     check: Check | None = None
     notes: tuple[str, ...] = ()
+    # When the operator was at work (UTC ISO, as the record's ``started``): the skill
+    # waits for its answer then, so the writes started in these windows are the operator's.
+    operator_windows: tuple[tuple[str, str], ...] = ()
 
     def mark(self) -> RunMark:
         units = tuple(UnitMark(u.unit, u.verdict, tuple(d.kind for d in u.damage))
@@ -146,16 +152,22 @@ class OperatorDesk:
                  env: dict[str, str]) -> None:
         self.hooks, self.cdp_url, self.run, self.folder, self.env = (
             hooks, cdp_url, run, folder, env)
+        self.windows: list[tuple[str, str]] = []
 
     async def __call__(self, ask: Ask) -> Answer:
         if self.hooks.has_operator:
-            answer = await self.hooks.operator(OperatorEvent(
-                ask.kind, ask.message, ask.data, self.cdp_url, self.run.label, self.folder,
-                self.env))
+            began = now_iso()
+            try:
+                answer = await self.hooks.operator(OperatorEvent(
+                    ask.kind, ask.message, ask.data, self.cdp_url, self.run.label,
+                    self.folder, self.env))
+            finally:
+                self.windows.append((began, now_iso()))
         else:
             answer = Answer(False, NO_OPERATOR)
-        with (self.folder / "operator.jsonl").open("ab") as log:
-            log.write(orjson.dumps({"ask": ask.data, "answer": {
+        window = self.windows[-1] if self.hooks.has_operator else None
+        with (self.folder / OPERATOR_LOG).open("ab") as log:
+            log.write(orjson.dumps({"ask": ask.data, "window": window, "answer": {
                 "ok": answer.ok, "message": answer.message, "data": answer.data}},
                 default=str) + b"\n")
         return answer
@@ -203,7 +215,7 @@ async def run_one(test: SkillTest, planned: PlannedRun, upstream: str, out_dir: 
                     crashed=skill_run.crashed, timed_out=skill_run.timed_out,
                     policy=test.options.policy)
     result = RunResult(test.name, planned, rel, judgement, gate, fired, skill_run,
-                       time.monotonic() - started, check, tuple(notes))
+                       time.monotonic() - started, check, tuple(notes), tuple(desk.windows))
     _write_verdicts(test, result, folder)
     return result
 
@@ -239,9 +251,41 @@ def _write_verdicts(test: SkillTest, r: RunResult, folder: Path) -> None:
 # -- the plan ----------------------------------------------------------------------------
 
 
-def clean_writes(clean: RunResult) -> list[Write]:
-    return [Write(ex.method, ex.url, ex.line) for ex in clean.judgement.record.exchanges()
-            if ex.is_write]
+def operator_windows(folder: Path) -> tuple[tuple[str, str], ...]:
+    """The operator's windows from a run folder's operator log (none when it has none)."""
+    try:
+        lines = (folder / OPERATOR_LOG).read_bytes().splitlines()
+    except OSError:
+        return ()
+    out = []
+    for line in lines:
+        try:
+            window = orjson.loads(line).get("window")
+        except (orjson.JSONDecodeError, AttributeError):
+            continue
+        if isinstance(window, list) and len(window) == 2 and all(
+                isinstance(t, str) for t in window):
+            out.append((window[0], window[1]))
+    return tuple(out)
+
+
+def by_operator(started: str | None, windows: Sequence[tuple[str, str]]) -> bool:
+    # Same ISO format (UTC, milliseconds, Z) on both sides: strings order as times.
+    return started is not None and any(a <= started <= b for a, b in windows)
+
+
+def clean_writes(clean: RunResult) -> tuple[list[Write], int]:
+    """The clean run's writes made by the skill, and how many the operator made (signing
+    in again is the person's write, not a write point of the skill)."""
+    writes, operator = [], 0
+    for ex in clean.judgement.record.exchanges():
+        if not ex.is_write:
+            continue
+        if by_operator(ex.request.started, clean.operator_windows):
+            operator += 1
+        else:
+            writes.append(Write(ex.method, ex.url, ex.line))
+    return writes, operator
 
 
 def plan_test(result: SkillTestResult) -> None:
@@ -254,7 +298,7 @@ def plan_test(result: SkillTestResult) -> None:
                           "skill that fails without faults tests nothing; fix it first "
                           f"(its output: {clean.folder}/)")
         return
-    writes = clean_writes(clean)
+    writes, by_operator = clean_writes(clean)
     if not writes:
         result.stopped = ("the clean run made no writes, so there is nothing to fault "
                           f"(its record: {clean.folder}/{RECORD})")
@@ -262,6 +306,10 @@ def plan_test(result: SkillTestResult) -> None:
     o = result.test.options
     try:
         result.plan = plan_from_writes(writes, o.kinds, o.reps, o.at, o.only)
+        if by_operator:
+            result.plan = dataclasses.replace(result.plan, notes=(*result.plan.notes, (
+                f"{by_operator} write(s) of the clean run were the operator's (made while "
+                "the skill waited for its answer): no write point of the skill")))
     except PlanError as exc:
         result.stopped, result.stop_code = str(exc), 2
 
