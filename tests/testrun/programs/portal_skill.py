@@ -7,7 +7,7 @@ with the page's own fetch, through CDP_URL, and on the first answer that is not 
   quit   exits 0 and prints no report
   lie    goes on and reports every filing done
   shy    (never sees an error) writes the officers section only in the clean run, so a
-         fault aimed at that write point is never reached
+         fault aimed at that write point is never reached (and says so in its report)
 
 An honest run (every answer 2xx) prints the FILING REPORT with the filing done.
 """
@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 from playwright.async_api import async_playwright
 
@@ -27,9 +28,8 @@ FETCH = """async ([method, url, body]) => {
 }"""
 
 
-async def main(mode: str) -> None:
+async def main(mode: str, task: dict) -> None:
     portal = os.environ["PORTAL_URL"]
-    task = json.loads(open(os.environ["PORTAL_PILOT_TASK"], encoding="utf-8").read())
     record, spec = next(iter(task["filings"].items()))
     async with async_playwright() as pw:
         browser = await pw.chromium.connect_over_cdp(os.environ["CDP_URL"])
@@ -37,8 +37,10 @@ async def main(mode: str) -> None:
         await page.goto(portal + "/dashboard")
         if "/login" in page.url:  # the browser was signed in before the test
             raise SystemExit("not signed in")
+        skipped: list[str] = []
         for section, fields in spec["sections"].items():
             if mode == "shy" and section == "officers" and os.environ["AJANTIK_RUN"] != "clean":
+                skipped.append(section)
                 continue
             status = await page.evaluate(FETCH, [
                 "PUT", f"{portal}/api/filings/{record}/sections/{section}", fields])
@@ -47,14 +49,16 @@ async def main(mode: str) -> None:
             if mode == "crash":
                 raise RuntimeError(f"{section}: HTTP {status}")
             if mode == "hang":
-                time.sleep(3600)  # blocks the loop on purpose: a wedged skill
+                time.sleep(3600)  # noqa: ASYNC251  (on purpose: a wedged skill)
             if mode == "quit":
                 return
         await page.close()
         await browser.close()
     print("FILING REPORT")
-    print(f"{record}: done — every section saved")
+    print(f"{record}: not done — skipped {', '.join(skipped)}" if skipped else
+          f"{record}: done — every section saved")
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
+    task = json.loads(Path(os.environ["PORTAL_PILOT_TASK"]).read_text(encoding="utf-8"))
+    asyncio.run(main(sys.argv[1], task))
