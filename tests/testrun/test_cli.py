@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from ajantik_cdp.cli.main import main
@@ -143,3 +144,28 @@ def test_help_explains(capsys: pytest.CaptureFixture[str], command: str) -> None
         assert word in out
     if command == "run":
         assert "Exit code 0 only when" in out and "130" in out and '"ask"' in out
+
+
+def test_the_operators_writes_are_no_write_points(capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    """A clean run's record with the operator's log beside it (as `test run` leaves it):
+    the sign-in started while the operator worked is left out of the plan."""
+    rec = RecordBuilder(tmp_path / "ajantik-cdp.jsonl")
+    rec.exchange("POST", "/login", answer={})
+    rec.exchange("POST", "/api/filings/R-101/documents", answer={})
+    path = rec.close()
+    lines = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    for line, started in zip(lines[1:3], ("2026-01-01T10:00:05.000Z",
+                                          "2026-01-01T10:00:09.000Z"), strict=True):
+        line["started"] = started
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    (tmp_path / "operator.jsonl").write_bytes(orjson.dumps({
+        "ask": {"ask": "sign_in"}, "answer": {"ok": True},
+        "window": ["2026-01-01T10:00:04.000Z", "2026-01-01T10:00:06.000Z"]}) + b"\n")
+    code, out, err = ajantik(capsys, "test", "plan", "--record", str(path), *SKILL)
+    assert code == 0, err
+    assert "POST /api/filings/*/documents" in out
+    assert "/login" not in out
+    (tmp_path / "operator.jsonl").unlink()  # without the log, the sign-in is a write point
+    code, out, _ = ajantik(capsys, "test", "plan", "--record", str(path), *SKILL)
+    assert code == 0 and "POST /login" in out
