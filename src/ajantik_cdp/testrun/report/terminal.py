@@ -18,6 +18,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from ajantik_cdp.core.faults import FaultKind
 from ajantik_cdp.core.verdicts import Verdict
 from ajantik_cdp.judge.verdict_table import VERDICT_STYLE
 from ajantik_cdp.testrun.plan.run_plan import Plan
@@ -47,10 +48,11 @@ def plan_lines(plan: Plan, skill: str = "") -> list[str]:
                    "say how many writes each point makes). Every write but the faulted one "
                    "really happens, once per run: use a test account.")
     else:
+        sends = (", which phantom_failure sends too" if FaultKind.PHANTOM_FAILURE in {
+            r.kind for r in plan.runs} else "")
         out.append(f"Writes that reach the real system: about {reaching} in all "
                    f"({plan.writes_per_run} per run, as in the clean run, less the faulted "
-                   "one, which phantom_failure sends too). They really happen, once per "
-                   "run: use a test account.")
+                   f"one{sends}). They really happen, once per run: use a test account.")
     return out
 
 
