@@ -73,7 +73,9 @@ def import_ray(*, own_instance: bool = False) -> ModuleType:
         import ray
     except ImportError:
         raise RayMissing(f"--executor ray needs Ray, an optional extra: {EXTRA}") from None
-    return ray
+    # Typed through a variable: without the extra mypy sees Any, with it a module.
+    module: ModuleType = ray
+    return module
 
 
 _owned = False  # this process started (or joined) Ray, so it shuts it down at the end
