@@ -74,6 +74,7 @@ class SocketPattern:
     host: str = ""
     port: str = ""
     why: str = ""  # the rule it stands for
+    reason: str = "deny"  # for the record: "deny" or "allow_writes"
 
     @property
     def url_pattern(self) -> str:
@@ -169,9 +170,10 @@ def socket_plan(config: GuardConfig) -> SocketPlan:
     allow = [p for rule in config.allow_writes for p in _allow_patterns(rule)]
     if allow and not deny:
         # The allow entries below are prefixes; escapes could hide a path outside them.
-        deny += [SocketPattern(Part.ESCAPE_PATH, True, why="escapes (allow_writes)"),
-                 SocketPattern(Part.ESCAPE_SEARCH, True, why="escapes (allow_writes)")]
-    last = SocketPattern(Part.ALL, True, why="allow_writes admits no other WebSocket")
+        deny += [SocketPattern(part, True, why="escapes (allow_writes)", reason="allow_writes")
+                 for part in (Part.ESCAPE_PATH, Part.ESCAPE_SEARCH)]
+    last = SocketPattern(Part.ALL, True, why="allow_writes admits no other WebSocket",
+                         reason="allow_writes")
     return SocketPlan((*deny, *allow, last))
 
 

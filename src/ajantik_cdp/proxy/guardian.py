@@ -27,15 +27,18 @@ from ajantik_cdp.core.config import GuardConfig
 from ajantik_cdp.core.faults import FaultState
 from ajantik_cdp.core.interception import Interception
 from ajantik_cdp.core.rules import fetch_patterns
+from ajantik_cdp.core.socket_rules import socket_plan
 from ajantik_cdp.core.targets import Target, TargetBook, TargetState, install_plan, is_settled
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
 from ajantik_cdp.proxy.interceptor import Interceptor
 from ajantik_cdp.proxy.page_scripts import PageScripts
 from ajantik_cdp.proxy.reports import Reports
+from ajantik_cdp.proxy.websocket_guard import WebSocketGuard
 
 log = logging.getLogger("ajantik.cdp")
 
 AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+INSTALL_TIMEOUT = 30.0
 
 
 @dataclass
@@ -50,6 +53,7 @@ class Guardian:
         self.targets = machine.targets
         self.reports = reports
         self.scripts = scripts
+        self.sockets = WebSocketGuard(socket_plan(machine.config), reports)
         self._settles: dict[str, _Settle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self.interceptor = Interceptor(machine, conn, reports, self.spawn)
@@ -147,6 +151,10 @@ class Guardian:
                                         str(info.get("url", "")))
         elif method == "Target.targetDestroyed":
             self.targets.destroyed(str(params.get("targetId", "")))
+        elif method == "Network.webSocketCreated":
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None:
+                self.sockets.on_created(target, params)
         elif method == "Runtime.bindingCalled":
             target = self.targets.by_session(msg.get("sessionId", ""))
             if target is not None:
@@ -168,30 +176,48 @@ class Guardian:
                 conn.post("Runtime.runIfWaitingForDebugger", None, sid)
             self._settle(target, TargetState.EXEMPT)
             return
-        steps = []
+        # Browser-side steps (the net, auto-attach) answer while the target waits for the
+        # debugger; renderer-side ones (page scripts, WebSocket rules) answer only once it
+        # runs. Measured on Chrome 156 with popups that open in a new process (noopener,
+        # form target=_blank): awaiting a renderer-side step before the release deadlocks.
+        # So all are queued now, in order (Chrome applies them before the first document),
+        # the browser-side ones are awaited, the target released, then the rest awaited.
+        browser_side = []
         if plan.join_net:
-            steps.append(conn.send("Fetch.enable", {"patterns": [],
-                                                    "handleAuthRequests": False}, sid))
+            browser_side.append(("Fetch.enable", conn.start(
+                "Fetch.enable", {"patterns": [], "handleAuthRequests": False}, sid)))
         if plan.auto_attach:
-            steps.append(conn.send("Target.setAutoAttach", AUTO_ATTACH, sid))
+            browser_side.append(("Target.setAutoAttach",
+                                 conn.start("Target.setAutoAttach", AUTO_ATTACH, sid)))
+        renderer_side = self.sockets.install_steps(conn, sid, target.target_type)
         if plan.page_scripts:
-            steps.extend(self.scripts.install_steps(conn, sid))
-        results = await asyncio.gather(*steps, return_exceptions=True)
-        failures = [r for r in results if isinstance(r, BaseException)]
-        if failures:
-            if any(isinstance(f, ConnectionLost) for f in failures):
-                return
-            if self.targets.by_session(sid) is not target:
-                return  # detached while installing: nothing left to guard
-            log.error(
-                "could not guard %s %s (%s); it stays paused and no client command may "
-                "reach it", target.target_type, target.target_id, failures[0],
-            )
-            self._settle(target, TargetState.FAILED)
+            renderer_side += self.scripts.install_steps(conn, sid)
+        if not await self._installed(target, browser_side, released=False):
             return
         if waiting:
             conn.post("Runtime.runIfWaitingForDebugger", None, sid)
-        self._settle(target, TargetState.GUARDED)
+        if await self._installed(target, renderer_side, released=waiting):
+            self._settle(target, TargetState.GUARDED)
+
+    async def _installed(self, target: Target, steps: list[tuple[str, asyncio.Future[Any]]],
+                         released: bool) -> bool:
+        results = await asyncio.gather(
+            *(CdpConnection.answer(fut, method, INSTALL_TIMEOUT) for method, fut in steps),
+            return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        if not failures:
+            return True
+        if any(isinstance(f, ConnectionLost) for f in failures):
+            return False
+        if self.targets.by_session(target.session_id or "") is not target:
+            return False  # detached while installing: nothing left to guard
+        log.error(
+            "could not guard %s %s (%s); %s and no client command may reach it",
+            target.target_type, target.target_id, failures[0],
+            "it runs without the guard's page scripts" if released else "it stays paused",
+        )
+        self._settle(target, TargetState.FAILED)
+        return False
 
     # -- navigation on behalf of the gate and /json/new ---------------------------------
 
