@@ -157,7 +157,7 @@ class Guardian:
                 self.sockets.on_created(target, params)
         elif method == "Runtime.bindingCalled":
             target = self.targets.by_session(msg.get("sessionId", ""))
-            if target is not None:
+            if target is not None and not self.sockets.on_binding(target, params):
                 self.scripts.on_binding(target, params)
 
     def _on_attached(self, params: dict[str, Any]) -> None:

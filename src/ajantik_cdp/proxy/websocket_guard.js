@@ -1,8 +1,12 @@
 // The guard's main-world WebSocket check (a second line behind Chrome's own emulation
 // rule, which can miss a WebSocket opened while the first document of a new renderer
 // process is parsed). Entries are [URLPattern string, offline], first match wins, exactly
-// as Chrome applies them; the guard's record names the refusal from Chrome's own events.
+// as Chrome applies them. A refusal is reported to the guard, which re-checks the URL
+// before it writes a block line (a page calling the binding cannot forge an allowed one).
 (() => {
+  // The guard's report channel, taken out of the page's reach before any page script runs.
+  const report = globalThis[__AJANTIK_SOCKET_BINDING__];
+  delete globalThis[__AJANTIK_SOCKET_BINDING__];
   const Native = globalThis.WebSocket;
   if (typeof Native !== "function") return;
   let entries = null;
@@ -29,6 +33,11 @@
   const Guarded = new Proxy(Native, {
     construct(target, args, newTarget) {
       if (refused(args[0])) {
+        try {
+          if (typeof report === "function") report(String(args[0]));
+        } catch (e) {
+          // reporting must never let the WebSocket through
+        }
         throw new DOMException("WebSocket refused by the guard's rules", "SecurityError");
       }
       return Reflect.construct(target, args, newTarget === Guarded ? Native : newTarget);

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 from importlib import resources
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
 
 import orjson
 
@@ -30,6 +31,8 @@ from ajantik_cdp.proxy.cdp_connection import CdpConnection
 
 if TYPE_CHECKING:
     from ajantik_cdp.proxy.reports import Reports
+
+BINDING = "__ajantikSocketRefused"
 
 # Every target kind with a network of its own that can open a WebSocket.
 SOCKET_TYPES = DOCUMENT_TYPES | {"worker", "shared_worker", "service_worker"}
@@ -44,7 +47,8 @@ class WebSocketGuard:
             here = resources.files("ajantik_cdp.proxy")
             self.source = here.joinpath("websocket_guard.js").read_text(encoding="utf-8") \
                 .replace("__AJANTIK_SOCKET_PATTERNS__",
-                         orjson.dumps(plan.url_patterns).decode())
+                         orjson.dumps(plan.url_patterns).decode()) \
+                .replace("__AJANTIK_SOCKET_BINDING__", orjson.dumps(BINDING).decode())
 
     def install_steps(self, conn: CdpConnection, session_id: str,
                       target_type: str) -> list[tuple[str, asyncio.Future[Any]]]:
@@ -58,17 +62,39 @@ class WebSocketGuard:
                 {"matchedNetworkConditions": self.plan.conditions()}, session_id)),
         ]
         if target_type in DOCUMENT_TYPES:
+            # Measured on Chrome 156: without Runtime.enable a main-world binding is gone
+            # in the next document.
             steps += [
+                ("Runtime.enable", conn.start("Runtime.enable", None, session_id)),
                 ("Page.enable", conn.start("Page.enable", None, session_id)),
+                ("Runtime.addBinding", conn.start("Runtime.addBinding", {"name": BINDING},
+                                                  session_id)),
                 ("Page.addScriptToEvaluateOnNewDocument", conn.start(
                     "Page.addScriptToEvaluateOnNewDocument",
                     {"source": self.source, "runImmediately": True}, session_id)),
             ]
         return steps
 
+    def on_binding(self, target: Target, params: dict[str, Any]) -> bool:
+        """The main-world check refused a WebSocket; False if the call was not for it."""
+        if params.get("name") != BINDING:
+            return False
+        self._refused(target, str(params.get("payload", "")), target.url)
+        return True
+
     def on_created(self, target: Target, params: dict[str, Any]) -> None:
         """``Network.webSocketCreated``: record a WebSocket the patterns refuse."""
-        url = str(params.get("url", ""))
+        self._refused(target, str(params.get("url", "")), target.url)
+
+    def _refused(self, target: Target, raw: str, base: str) -> None:
+        url = _socket_url(raw, base)
         pattern = self.plan.refuses(url)
         if pattern is not None:
             self.reports.socket_block(target, url, pattern.reason, pattern.why)
+
+
+def _socket_url(raw: str, base: str) -> str:
+    """The ws(s) URL a WebSocket constructor makes of what it was given."""
+    url = urljoin(base, raw) if base.startswith("http") else raw
+    scheme, sep, rest = url.partition("://")
+    return {"http": "ws", "https": "wss"}.get(scheme.lower(), scheme.lower()) + sep + rest
