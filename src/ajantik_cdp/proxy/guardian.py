@@ -4,9 +4,11 @@ On its own browser connection the guardian first enables Fetch on the browser se
 net: every request of every target, attached or not, is paused there and decided by
 ``core/interception.py``), then auto-attaches to every target, old and new, in every
 browser context, with ``waitForDebuggerOnStart``. On each one it installs auto-attach (so
-the target's frames and workers come to it paused too) and the page scripts, and only then
-releases it. A target it cannot install itself on stays paused and is marked FAILED, so
-the client gate refuses every command for it.
+the target's frames and workers come to it paused too), the WebSocket rules
+(``websocket_guard.py``) and the page scripts, and releases it once the browser-side steps
+are answered (renderer-side ones answer only after the release: see ``_install``). A
+target it cannot install itself on is marked FAILED, so the client gate refuses every
+command for it; one that failed before the release stays paused.
 
 On each target's session Fetch is enabled too, with no patterns: it pauses nothing there,
 but a document or worker that existed before the guard only sends its requests through

@@ -19,6 +19,7 @@ for each WebSocket the patterns refuse, so the record shows what was stopped.
 from __future__ import annotations
 
 import asyncio
+import logging
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -32,6 +33,8 @@ from ajantik_cdp.proxy.cdp_connection import CdpConnection
 if TYPE_CHECKING:
     from ajantik_cdp.proxy.reports import Reports
 
+log = logging.getLogger("ajantik.cdp")
+
 BINDING = "__ajantikSocketRefused"
 
 # Every target kind with a network of its own that can open a WebSocket.
@@ -43,6 +46,8 @@ class WebSocketGuard:
         self.plan = plan
         self.reports = reports
         self.source = ""
+        if plan.refuse_all:
+            log.warning("every WebSocket of guarded targets is refused: %s", plan.refuse_all)
         if plan.patterns:
             here = resources.files("ajantik_cdp.proxy")
             self.source = here.joinpath("websocket_guard.js").read_text(encoding="utf-8") \
