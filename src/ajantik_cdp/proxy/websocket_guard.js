@@ -7,8 +7,6 @@
   // The guard's report channel, taken out of the page's reach before any page script runs.
   const report = globalThis[__AJANTIK_SOCKET_BINDING__];
   delete globalThis[__AJANTIK_SOCKET_BINDING__];
-  const Native = globalThis.WebSocket;
-  if (typeof Native !== "function") return;
   let entries = null;
   try {
     entries = __AJANTIK_SOCKET_PATTERNS__.map(([p, offline]) => [new URLPattern(p), offline]);
@@ -30,21 +28,26 @@
     }
     return false;
   };
-  const Guarded = new Proxy(Native, {
-    construct(target, args, newTarget) {
-      if (refused(args[0])) {
-        try {
-          if (typeof report === "function") report(String(args[0]));
-        } catch (e) {
-          // reporting must never let the WebSocket through
-        }
-        throw new DOMException("WebSocket refused by the guard's rules", "SecurityError");
-      }
-      return Reflect.construct(target, args, newTarget === Guarded ? Native : newTarget);
-    },
-  });
   const hidden = { writable: true, configurable: true, enumerable: false };
-  Object.defineProperty(globalThis, "WebSocket", { ...hidden, value: Guarded });
-  // Without this, WebSocket.prototype.constructor would hand the page the unchecked one.
-  Object.defineProperty(Native.prototype, "constructor", { ...hidden, value: Guarded });
+  // WebSocketStream opens the same handshake under another name.
+  for (const name of ["WebSocket", "WebSocketStream"]) {
+    const Native = globalThis[name];
+    if (typeof Native !== "function") continue;
+    const Guarded = new Proxy(Native, {
+      construct(target, args, newTarget) {
+        if (refused(args[0])) {
+          try {
+            if (typeof report === "function") report(String(args[0]));
+          } catch (e) {
+            // reporting must never let the WebSocket through
+          }
+          throw new DOMException(`${name} refused by the guard's rules`, "SecurityError");
+        }
+        return Reflect.construct(target, args, newTarget === Guarded ? Native : newTarget);
+      },
+    });
+    Object.defineProperty(globalThis, name, { ...hidden, value: Guarded });
+    // Without this, the prototype's constructor would hand the page the unchecked one.
+    Object.defineProperty(Native.prototype, "constructor", { ...hidden, value: Guarded });
+  }
 })();
