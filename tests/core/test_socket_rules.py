@@ -155,3 +155,27 @@ def test_url_patterns_are_what_chrome_is_given() -> None:
 def test_http_form() -> None:
     assert http_form("wss://h/x") == "https://h/x"
     assert http_form("ws://h:1/x") == "http://h:1/x"
+
+
+# -- EventSource: a connection, decided as a page load is ----------------------------------
+
+@pytest.mark.parametrize(("given", "accept", "named"), [
+    ("XHR", "text/event-stream", "EventSource"),
+    ("Fetch", "Text/Event-Stream; q=1", "EventSource"),
+    ("XHR", "application/json", "XHR"),
+    ("Document", "text/event-stream", "Document"),
+    ("Image", "text/event-stream", "Image"),
+])
+def test_an_event_source_is_named_by_its_accept_header(given: str, accept: str,
+                                                       named: str) -> None:
+    from ajantik_cdp.core.paused import resource_type
+    assert resource_type({"resourceType": given}, {"Accept": accept}) == named
+
+
+def test_a_denied_event_source_is_blocked_though_it_is_a_get() -> None:
+    from ajantik_cdp.core.rules import RequestFacts, decide
+    config = parse_config({"deny": ["denied"], "allow_writes": [r"^https://app\.example/"]})
+    assert decide(config, RequestFacts("GET", "https://x/denied/feed", "EventSource")).blocked
+    assert not decide(config, RequestFacts("GET", "https://x/denied/feed", "XHR")).blocked
+    # A read elsewhere is not a write: allow_writes does not apply to it.
+    assert not decide(config, RequestFacts("GET", "https://x/feed", "EventSource")).blocked
