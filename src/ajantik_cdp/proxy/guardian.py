@@ -196,6 +196,16 @@ class Guardian:
             renderer_side += self.scripts.install_steps(conn, sid)
         if not await self._installed(target, browser_side, released=False):
             return
+        if waiting and renderer_side:
+            # Measured through the guard with Playwright attached: a popup in a new process
+            # starts only once every session that holds it has released it, and the gate
+            # holds the client's release while the target is PENDING. So it opens here;
+            # the guard's own renderer-side steps are already on the wire, ahead of any
+            # command the client sends from now on, and a failure still closes the gate.
+            conn.post("Runtime.runIfWaitingForDebugger", None, sid)
+            self._settle(target, TargetState.GUARDED)
+            await self._installed(target, renderer_side, released=True)
+            return
         if waiting:
             conn.post("Runtime.runIfWaitingForDebugger", None, sid)
         if await self._installed(target, renderer_side, released=waiting):
