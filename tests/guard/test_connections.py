@@ -38,7 +38,7 @@ PAGE_JS = "(url) => new Promise((done) => { %s })"
 # The same body, run in a dedicated worker made from a blob.
 WORKER_JS = """(url) => new Promise((done) => {
   const src = 'const done = (r) => postMessage(r); const url = ' + JSON.stringify(url) +
-    ';' + %s;
+    ';(() => {' + %s + '})()';
   const w = new Worker(URL.createObjectURL(new Blob([src])));
   w.onmessage = (e) => done(e.data);
 })"""

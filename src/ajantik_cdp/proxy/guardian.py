@@ -191,7 +191,8 @@ class Guardian:
         if plan.auto_attach:
             browser_side.append(("Target.setAutoAttach",
                                  conn.start("Target.setAutoAttach", AUTO_ATTACH, sid)))
-        renderer_side = self.sockets.install_steps(conn, sid, target.target_type)
+        before, renderer_side = self.sockets.install_steps(conn, sid, target.target_type)
+        browser_side += before
         if plan.page_scripts:
             renderer_side += self.scripts.install_steps(conn, sid)
         if not await self._installed(target, browser_side, released=False):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from ajantik_cdp.proxy.reports import Reports
 
 log = logging.getLogger("ajantik.cdp")
+Step = tuple[str, asyncio.Future[Any]]
 
 BINDING = "__ajantikSocketRefused"
 
@@ -55,30 +57,40 @@ class WebSocketGuard:
                          orjson.dumps(plan.url_patterns).decode()) \
                 .replace("__AJANTIK_SOCKET_BINDING__", orjson.dumps(BINDING).decode())
 
-    def install_steps(self, conn: CdpConnection, session_id: str,
-                      target_type: str) -> list[tuple[str, asyncio.Future[Any]]]:
-        """Queued at once, in order; renderer-side, so answered only once the target runs."""
+    def install_steps(self, conn: CdpConnection, session_id: str, target_type: str,
+                      ) -> tuple[list[Step], list[Step]]:
+        """(steps to have answered before the release, steps answered only after it),
+        queued at once, in order.
+
+        Measured on Chrome 156: the emulation rule takes effect only when sent after
+        ``Network.enable`` has answered (sent together, both answered, a dedicated worker's
+        WebSocket still reached the site), so it is sent from that answer. A worker answers
+        ``Network.enable`` while it waits for the debugger, so its rule is in place before
+        it runs; a document answers it only once released (a popup in a new process), so
+        until then the main-world check stands alone.
+        """
         if not self.plan.patterns or target_type not in SOCKET_TYPES:
-            return []
-        steps = [
-            ("Network.enable", conn.start("Network.enable", None, session_id)),
-            ("Network.emulateNetworkConditionsByRule", conn.start(
-                "Network.emulateNetworkConditionsByRule",
-                {"matchedNetworkConditions": self.plan.conditions()}, session_id)),
+            return [], []
+        enabled = conn.start("Network.enable", None, session_id)
+        rule = _then(enabled, lambda: conn.start(
+            "Network.emulateNetworkConditionsByRule",
+            {"matchedNetworkConditions": self.plan.conditions()}, session_id))
+        network: list[Step] = [("Network.enable", enabled),
+                               ("Network.emulateNetworkConditionsByRule", rule)]
+        if target_type not in DOCUMENT_TYPES:
+            return network, []
+        # Measured on Chrome 156: without Runtime.enable a main-world binding is gone in
+        # the next document.
+        script = [
+            ("Runtime.enable", conn.start("Runtime.enable", None, session_id)),
+            ("Page.enable", conn.start("Page.enable", None, session_id)),
+            ("Runtime.addBinding", conn.start("Runtime.addBinding", {"name": BINDING},
+                                              session_id)),
+            ("Page.addScriptToEvaluateOnNewDocument", conn.start(
+                "Page.addScriptToEvaluateOnNewDocument",
+                {"source": self.source, "runImmediately": True}, session_id)),
         ]
-        if target_type in DOCUMENT_TYPES:
-            # Measured on Chrome 156: without Runtime.enable a main-world binding is gone
-            # in the next document.
-            steps += [
-                ("Runtime.enable", conn.start("Runtime.enable", None, session_id)),
-                ("Page.enable", conn.start("Page.enable", None, session_id)),
-                ("Runtime.addBinding", conn.start("Runtime.addBinding", {"name": BINDING},
-                                                  session_id)),
-                ("Page.addScriptToEvaluateOnNewDocument", conn.start(
-                    "Page.addScriptToEvaluateOnNewDocument",
-                    {"source": self.source, "runImmediately": True}, session_id)),
-            ]
-        return steps
+        return [], network + script
 
     def on_binding(self, target: Target, params: dict[str, Any]) -> bool:
         """The main-world check refused a WebSocket; False if the call was not for it."""
@@ -96,6 +108,32 @@ class WebSocketGuard:
         pattern = self.plan.refuses(url)
         if pattern is not None:
             self.reports.socket_block(target, url, pattern.reason, pattern.why)
+
+
+def _then(first: asyncio.Future[Any],
+          second: Callable[[], asyncio.Future[Any]]) -> asyncio.Future[Any]:
+    """A future for ``second()``, started once ``first`` has answered (failing with it)."""
+    out: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    out.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    def relay(done: asyncio.Future[Any]) -> None:
+        if out.done():
+            return
+        if done.cancelled():
+            out.cancel()
+        elif done.exception() is not None:
+            out.set_exception(done.exception())  # type: ignore[arg-type]
+        else:
+            out.set_result(done.result())
+
+    def started(done: asyncio.Future[Any]) -> None:
+        if done.cancelled() or done.exception() is not None:
+            relay(done)
+        else:
+            second().add_done_callback(relay)
+
+    first.add_done_callback(started)
+    return out
 
 
 def _socket_url(raw: str, base: str) -> str:
