@@ -140,16 +140,22 @@ def test_allow_writes_admits_its_exact_prefixes_only() -> None:
 
 def test_url_patterns_are_what_chrome_is_given() -> None:
     plan = socket_plan(parse_config({"deny": ["sub"], "allow_writes": [r"^https://h/"]}))
+    # Chrome's emulation rule ignores regular-expression groups: plain wildcards, in the
+    # spellings people write; the page-side check takes groups and any letter case.
     assert [c["urlPattern"] for c in plan.conditions()] == [
-        "ws{s}?://(.*[sS][uU][bB].*):*/*",
-        "ws{s}?://*:*/(.*[sS][uU][bB].*)",
-        "ws{s}?://*:*/*\\?(.*[sS][uU][bB].*)",
-        "ws{s}?://*:*/*%*",
-        "ws{s}?://*:*/*\\?*%*",
+        "ws{s}?://*sub*:*/*",
+        "ws{s}?://*:*/*sub*", "ws{s}?://*:*/*\\?*sub*",
+        "ws{s}?://*:*/*SUB*", "ws{s}?://*:*/*\\?*SUB*",
+        "ws{s}?://*:*/*Sub*", "ws{s}?://*:*/*\\?*Sub*",
+        "ws{s}?://*:*/*%*", "ws{s}?://*:*/*\\?*%*",
         "wss://h/*",
         "ws{s}?://*:*/*",
     ]
-    assert [c["offline"] for c in plan.conditions()] == [True] * 5 + [False, True]
+    assert all("(" not in c["urlPattern"] for c in plan.conditions())
+    assert [c["offline"] for c in plan.conditions()] == [True] * 9 + [False, True]
+    assert ("ws{s}?://*:*/(.*[sS][uU][bB].*)", True) in plan.url_patterns
+    assert plan.refuses("wss://h/sUb") is not None  # the page-side check
+    assert plan.refuses("wss://h/sUb", exact=True) is None  # Chrome's rule: a known gap
 
 
 def test_http_form() -> None:

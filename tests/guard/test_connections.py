@@ -257,8 +257,8 @@ async def test_chrome_urlpattern_agrees_with_the_python_model(
     page = await browser.contexts[0].new_page()
     got = await page.evaluate("""([patterns, urls]) => patterns.map((p) => {
         const pattern = new URLPattern(p); return urls.map((u) => pattern.test(u)) })""",
-                              [[p.url_pattern for p in plan.patterns], urls])
+                              [[p.page_pattern for p in plan.patterns], urls])
     await page.close()
     await browser.close()
     want = [[p.matches(u) for u in urls] for p in plan.patterns]
-    assert got == want, orjson.dumps([p.url_pattern for p in plan.patterns]).decode()
+    assert got == want, orjson.dumps([p.page_pattern for p in plan.patterns]).decode()

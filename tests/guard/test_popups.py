@@ -64,7 +64,8 @@ async def _open_popup(pw: Any, cdp_url: str, site: HitSite, how: str) -> tuple[s
             else:
                 await page.click(selector)
         popup = await popup_info.value
-        await popup.wait_for_url(f"**{path}", timeout=LOAD_TIMEOUT_MS)
+        # A GET form adds its (empty) query: ".../landed-get?".
+        await popup.wait_for_url(lambda u: path in u, timeout=LOAD_TIMEOUT_MS)
         title = await asyncio.wait_for(popup.title(), LOAD_TIMEOUT_MS / 1000)
         return popup.url, title
     finally:
@@ -80,12 +81,12 @@ async def test_a_popup_that_navigates_itself_loads_through_the_guard(
     site.pages.update(PAGES)
     _, path = OPENERS[how]
     url, title = await _open_popup(pw, chrome.http_url, site, how)
-    assert url.endswith(path) and title == "landed"
+    assert path in url and title == "landed"
 
     g = await guard(CONFIG)
     site.hits.clear()
     url, title = await _open_popup(pw, g.url, site, how)
-    assert url.endswith(path), url
+    assert path in url, url
     assert title == "landed"
     assert any(path in h.path for h in site.hits)
 

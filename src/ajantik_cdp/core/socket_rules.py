@@ -78,18 +78,29 @@ class SocketPattern:
 
     @property
     def url_pattern(self) -> str:
+        """For Chrome's emulation rule. Measured on Chrome 156: it ignores a pattern with
+        a regular-expression group (``(.*x.*)``: the WebSocket got through), so a piece is
+        a plain wildcard match there, in the letter case given (``needle`` as emitted)."""
+        return self._pattern(f"*{self.needle}*")
+
+    @property
+    def page_pattern(self) -> str:
+        """For the main-world check (JavaScript's URLPattern takes groups): the piece in
+        any letter case, as the rules match it."""
+        return self._pattern(f"(.*{_insensitive(self.needle)}.*)")
+
+    def _pattern(self, piece: str) -> str:
         proto = "ws{s}?" if set(self.schemes) == {"ws", "wss"} else self.schemes[0]
-        group = f"(.*{_insensitive(self.needle)}.*)"
         if self.part is Part.ALL:
             return f"{proto}://*:*/*"
         if self.part is Part.HOSTNAME:
-            return f"{proto}://{group}:*/*"
+            return f"{proto}://{piece}:*/*"
         if self.part is Part.PORT:
-            return f"{proto}://*:{group}/*"
+            return f"{proto}://*:{piece}/*"
         if self.part is Part.PATHNAME:
-            return f"{proto}://*:*/{group}"
+            return f"{proto}://*:*/{piece}"
         if self.part is Part.SEARCH:
-            return f"{proto}://*:*/*\\?{group}"
+            return f"{proto}://*:*/*\\?{piece}"
         if self.part is Part.ESCAPE_PATH:
             return f"{proto}://*:*/*%*"
         if self.part is Part.ESCAPE_SEARCH:
@@ -97,9 +108,10 @@ class SocketPattern:
         port = f":{self.port}" if self.port else ""
         return f"{proto}://{self.host}{port}{self.needle}*"
 
-    def matches(self, url: str) -> bool:
-        """Whether Chrome's URLPattern matches ``url`` (a URL as Chrome spells it: host
-        lower case, default port dropped, dot segments resolved)."""
+    def matches(self, url: str, exact: bool = False) -> bool:
+        """Whether the page-side pattern matches ``url`` (a URL as Chrome spells it: host
+        lower case, default port dropped, dot segments resolved); ``exact``: the
+        emulation rule's pattern, whose piece keeps its letter case."""
         parts = urlsplit(url)
         if parts.scheme not in self.schemes:
             return False
@@ -108,6 +120,8 @@ class SocketPattern:
         port = "" if parts.port is None or parts.port == DEFAULT_PORTS.get(parts.scheme) \
             else str(parts.port)
         needle = self.needle.lower()
+        if exact and self.part in (Part.PATHNAME, Part.SEARCH):
+            return self.needle in (path if self.part is Part.PATHNAME else query)
         if self.part is Part.ALL:
             return True
         if self.part is Part.HOSTNAME:
@@ -138,10 +152,11 @@ class SocketPlan:
     # Why every WebSocket is refused, when it is (for the guard's start-up log).
     refuse_all: str | None = None
 
-    def refuses(self, url: str) -> SocketPattern | None:
-        """The entry that takes ``url`` offline, or None (first entry wins, as in Chrome)."""
+    def refuses(self, url: str, exact: bool = False) -> SocketPattern | None:
+        """The entry that takes ``url`` offline, or None (first entry wins, as in Chrome);
+        ``exact``: as Chrome's emulation rule matches (letter case kept)."""
         for pattern in self.patterns:
-            if pattern.matches(url):
+            if pattern.matches(url, exact):
                 return pattern if pattern.offline else None
         return None
 
@@ -151,7 +166,10 @@ class SocketPlan:
     @property
     def url_patterns(self) -> list[tuple[str, bool]]:
         """(URLPattern string, offline) for the page-side wrapper."""
-        return [(p.url_pattern, p.offline) for p in self.patterns]
+        seen: dict[tuple[str, bool], None] = {}
+        for p in self.patterns:
+            seen[(p.page_pattern, p.offline)] = None
+        return list(seen)
 
 
 def socket_plan(config: GuardConfig) -> SocketPlan:
@@ -185,10 +203,15 @@ def _piece_patterns(piece: str, why: str) -> list[SocketPattern]:
     low = piece.lower()
     if any(low in scheme for scheme in _SCHEMES):
         return [SocketPattern(Part.ALL, True, why=why)]  # every URL spells it in its scheme
-    parts = [Part.HOSTNAME, Part.PATHNAME, Part.SEARCH]
+    out = [SocketPattern(Part.HOSTNAME, True, low, why=why)]  # Chrome lower-cases hosts
     if piece.isdigit():
-        parts.append(Part.PORT)
-    return [SocketPattern(part, True, low, why=why) for part in parts]
+        out.append(SocketPattern(Part.PORT, True, low, why=why))
+    # Chrome's emulation rule matches a path or query in its letter case: the spellings
+    # people write. Other mixes are refused only by the page-side check (see the limits).
+    for casing in dict.fromkeys((piece, low, piece.upper(), low.capitalize())):
+        out += [SocketPattern(Part.PATHNAME, True, casing, why=why),
+                SocketPattern(Part.SEARCH, True, casing, why=why)]
+    return out
 
 
 def _insensitive(text: str) -> str:
