@@ -61,6 +61,13 @@ class Source(Enum):
     EXTENSION = "extension"
 
 
+# Channels that stay open for the server to push through: a denied URL is denied for them
+# whatever the method, as a page load is (a read that the page keeps listening to).
+# Chrome 156 pauses an EventSource as "XHR"; ``paused.py`` names it from its Accept header.
+# WebSockets never reach Fetch: ``socket_rules.py`` decides them.
+CONNECTION_TYPES = frozenset({"EventSource"})
+
+
 class Action(Enum):
     ALLOW = "allow"
     BLOCK = "block"
@@ -128,8 +135,9 @@ def _refused_reading(rules: tuple[UrlRule, ...], forms: UrlForms) -> str | None:
 def decide(config: GuardConfig, facts: RequestFacts) -> Decision:
     write = is_write(facts.method)
     page_load = facts.resource_type == "Document" or facts.source is Source.SERVICE_WORKER
+    connection = facts.resource_type in CONNECTION_TYPES
     forms = url_forms(facts.url)
-    if write or page_load or facts.is_redirect:
+    if write or page_load or connection or facts.is_redirect:
         denied = _matching(config.deny, forms)
         if denied is not None:
             return Decision(Action.BLOCK, "deny", denied, record=False, is_write=write)
