@@ -45,10 +45,10 @@ def test_a_suite_that_meets_its_thresholds_exits_0(runs: dict[str, Ran]) -> None
     assert ran.result.code == 0, ran.result.stdout + ran.result.stderr
     assert "every threshold met" in ran.result.stdout
     data = ran.data()
-    assert data["format"] == "ajantik-gauntlet-results" and data["version"] == 1
+    assert data["format"] == "ajantik-gauntlet-results" and data["version"] == 2
     assert [r["run_id"] for r in data["runs"]] == ["baseline-r0", "cookie_popup-r0"]
     for r in data["runs"]:
-        assert r["outcome"] == "pass" and r["verdict"] == "correct"
+        assert (r["outcome"], r["passed"], r["verdict"]) == ("done_right", True, "correct")
         state = r["evidence"]["state"]  # the shop's own answer, not the agent's
         assert state["stage"] == "review" and not state["purchase_submitted"]
         assert state["cart"]["total_cents"] == 10320
@@ -63,7 +63,8 @@ def test_a_suite_that_misses_a_threshold_exits_1_and_says_which(runs: dict[str, 
     by_id = {r["run_id"]: r for r in ran.data()["runs"]}
     popup = by_id["cookie_popup-r0"]
     # Naive does not handle overlays: the consent banner is still up, nothing was bought.
-    assert popup["outcome"] == "fail"
+    assert (popup["outcome"], popup["passed"], popup["counted"]) == ("silent_wrong", False,
+                                                                    True)
     assert (popup["category"], popup["rule"]) == ("overlay", "overlay_left_open")
     assert popup["evidence"]["page"]["dialog_open"] is True
     assert popup["evidence"]["state"]["cart"]["items"] == 0

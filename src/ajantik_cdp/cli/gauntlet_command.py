@@ -22,13 +22,22 @@ from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.gauntlet.report.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.report.progress_display import SuiteProgress
 from ajantik_cdp.gauntlet.report.report_page import render_report
-from ajantik_cdp.gauntlet.report.terminal_tables import comparison_table, summary_table
+from ajantik_cdp.gauntlet.report.terminal_tables import (
+    comparison_table,
+    summary_headline,
+    summary_table,
+)
 from ajantik_cdp.gauntlet.run.doctor import checks
 from ajantik_cdp.gauntlet.run.executor import ShopAccess
 from ajantik_cdp.gauntlet.run.suite_loading import load_suite
-from ajantik_cdp.gauntlet.run.suite_session import SessionOutcome, run_session
+from ajantik_cdp.gauntlet.run.suite_session import (
+    REPORT,
+    RESULTS,
+    SessionOutcome,
+    run_session,
+)
 from ajantik_cdp.gauntlet.score.comparison import compare
-from ajantik_cdp.gauntlet.score.results_file import read_results
+from ajantik_cdp.gauntlet.score.results_file import load_results, read_results
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
 from ajantik_cdp.gauntlet.suite.suite_file import PRESETS, Suite
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, UI_VARIANTS
@@ -101,12 +110,12 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
             outcome = asyncio.run(_stoppable(run_session(suite, out_dir, workers=count,
                                                          on_done=progress.done, shop=shop)))
     except asyncio.CancelledError:
-        done = sum(progress.counts.values())
-        raise CommandFailed(command, f"interrupted after {done} of {suite.run_count} runs; "
-                            f"what finished is in {out_dir / 'results.json'}", 130) from None
+        raise CommandFailed(command, _interrupted(out_dir, sum(progress.counts.values()),
+                                                  suite.run_count), 130) from None
     except OSError as exc:  # the shop could not bind, the folder vanished...
         raise CommandFailed(command, str(exc), 1) from None
     console.print(summary_table(outcome.summary, suite.repetitions))
+    click.echo(summary_headline(outcome.summary))
     for c in outcome.summary.failed_checks:
         click.echo(f"  not met: {c.scope}: {c.detail}")
     if not outcome.summary.failed_checks:
@@ -115,6 +124,18 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     click.echo(f"{len(outcome.runs)} runs in {outcome.seconds:.0f}s. "
                f"Results: {outcome.results}  Report: {outcome.report.resolve()}")
     return outcome
+
+
+def _interrupted(out_dir: Path, done: int, planned: int) -> str:
+    """What an interrupted suite left: the files are written for whatever finished (zero
+    runs included), so say where; if they could not be written, say that instead."""
+    results = out_dir / RESULTS
+    if not results.is_file():
+        return f"interrupted after {done} of {planned} runs; nothing was written"
+    if done == 0:
+        return (f"interrupted before any run finished; {results} and {out_dir / REPORT} "
+                "say so (0 runs, interrupted)")
+    return f"interrupted after {done} of {planned} runs; what finished is in {results}"
 
 
 @click.group("gauntlet")
@@ -186,8 +207,11 @@ def gauntlet_demo_command(out_dir: Path, workers: int | None, preset: str, repet
     """The bundled suite: the reference agent over all 15 variants (11 UI, 4 write
     faults), twice each, against the 0.9 reliability threshold. No network, no API key.
 
-    With the default preset it fails that threshold, honestly (exit code 1): the
-    reference preset cannot recover an expired session. `--preset resilient` can.
+    With the default preset it fails that threshold on purpose (exit code 1): the
+    reference preset stops and says so where a capable agent recovers (an expired
+    session, a phantom add, a 503 on the coupon, a save that answered 500), and an
+    honest give-up is not the task done. The headline says how often the shop was done
+    right. `--preset resilient` recovers from all of them.
     """
     if print_suite:
         click.echo(DEMO_SUITE_YAML, nl=False)
@@ -210,9 +234,14 @@ def gauntlet_demo_command(out_dir: Path, workers: int | None, preset: str, repet
 def compare_command(before: Path, after: Path, tolerance: float,
                     only_significant: bool) -> int:
     """Compare two results.json files: per variant, before against after, with the
-    interval of the change. Exit code 1 when a variant regressed (its reliability fell,
-    or it has more silent wrongs), naming the variants; 0 otherwise; 2 for a file that
-    is not a results file."""
+    interval of the change. Only the variants both files ran are compared; anything else
+    that differs (variants, agent, task, repetitions) is said in one line. A results
+    file of version 1 is scored again from its evidence under today's rules, and the
+    output says so.
+
+    Exit code 1 when a variant regressed (its reliability fell, or it has more silent
+    wrongs or more damage), naming the variants; 0 otherwise; 2 for a file that is not a
+    results file, or two files with no variant in common."""
     name = f"{NAME} compare"
     views = []
     for path in (before, after):
@@ -223,12 +252,16 @@ def compare_command(before: Path, after: Path, tolerance: float,
                 from None
     result = compare(views[0], views[1], tolerance=tolerance,
                      only_significant=only_significant)
-    for warning in result.warnings:
-        click.echo(f"note: {warning}")
+    for note in result.notes:
+        click.echo(f"note: {note}")
+    differs = result.differences_line()
+    if differs:
+        click.echo(f"note: {differs}")
     _console().print(comparison_table(result))
     if result.overall is not None:
         o = result.overall
-        click.echo(f"overall: {o.estimate * 100:+.0f} points ({o.low * 100:+.0f} to "
+        click.echo(f"overall ({len(result.moves)} variants both ran): "
+                   f"{o.estimate * 100:+.0f} points ({o.low * 100:+.0f} to "
                    f"{o.high * 100:+.0f})")
     if result.regressions:
         moved = "; ".join(f"{m.variant} ({', '.join(m.reasons)})" for m in result.regressions)
@@ -319,19 +352,19 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
               help="Where to write the page [default: report.html next to the results].")
 def report_command(results_file: Path, out_file: Path | None) -> int:
     """Write the HTML report again from a results.json (screenshots are read from the
-    runs/ folder next to it)."""
-    import orjson
-
+    runs/ folder next to it). A version 1 file is scored again under today's rules."""
     from ajantik_cdp.gauntlet.run.suite_session import screenshots_for
 
     name = f"{NAME} report"
     try:
-        raw = results_file.read_bytes()
-        read_results(raw, str(results_file))
+        loaded = load_results(results_file.read_bytes(), str(results_file))
     except OSError as exc:
         raise CommandFailed(name, f"cannot read {results_file}: {exc.strerror or exc}", 2) \
             from None
-    data = orjson.loads(raw)
+    note = loaded.note(str(results_file))
+    if note:
+        click.echo(f"note: {note}")
+    data = loaded.data
     target = out_file or results_file.with_name("report.html")
     target.write_text(render_report(data, screenshots_for(results_file.parent, data)),
                       encoding="utf-8")

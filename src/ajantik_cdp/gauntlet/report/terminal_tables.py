@@ -2,60 +2,88 @@
 
 from __future__ import annotations
 
+from rich import box
 from rich.table import Table
 
+from ajantik_cdp.gauntlet.report.figures import (
+    headline,
+    left_out_text,
+    rate_text,
+    steps_text,
+)
 from ajantik_cdp.gauntlet.score.comparison import Comparison
-from ajantik_cdp.gauntlet.score.suite_summary import Summary
+from ajantik_cdp.gauntlet.score.results_file import VariantCounts
+from ajantik_cdp.gauntlet.score.suite_summary import Group, Summary
 
 
 def _pct(x: float | None) -> str:
     return "–" if x is None else f"{x * 100:.0f}%"
 
 
+def _why(g: Group, flaky: bool = False) -> str:
+    return ", ".join((["flaky"] if flaky else [])
+                     + [f"{k} {n}" for k, n in g.categories.items()])
+
+
+CAPTION = ("Rates are over scored runs. Silent failures: damage + silent wrong outcomes. "
+           "Steps: median of passing runs; (n) when none passed, of the scored runs. "
+           "Left out of every rate: infra (the harness could not judge), not fired (no "
+           "write matched the fault).")
+
+
 def summary_table(s: Summary, repetitions: int) -> Table:
-    t = Table(title=f"Reliability per variant (Wilson {s.confidence * 100:.0f}%)",
-              title_justify="left")
-    for col, justify in (("variant", "left"), ("kind", "left"), ("pass", "right"),
-                         ("reliability", "right"), ("interval", "right"),
-                         ("silent wrong", "right"), (f"pass^{repetitions}", "right"),
-                         ("steps", "right"), ("left out", "right"), ("why not", "left")):
+    t = Table(title=f"Per variant (Wilson {s.confidence * 100:.0f}% intervals)",
+              title_justify="left", box=box.SIMPLE_HEAD, caption=CAPTION,
+              caption_justify="left", pad_edge=False)
+    for col, justify in (("variant", "left"), ("kind", "left"),
+                         ("reliability", "right"), ("silent\nfailures", "right"),
+                         ("silent\nwrong", "right"), ("done\nright", "right"),
+                         (f"pass^{repetitions}", "right"), ("steps", "right"),
+                         ("left out", "left"), ("why not", "left")):
         t.add_column(col, justify=justify)  # type: ignore[arg-type]
     for v in s.variants:
         g = v.group
-        r = g.reliability
-        steps = "–" if g.median_steps is None else f"{g.median_steps:g}"
-        if v.steps_ratio is not None and v.steps_ratio != 1:
-            steps += f" ×{v.steps_ratio:.1f}"
-        why = ", ".join(f"{k} {n}" for k, n in g.categories.items())
-        t.add_row(v.variant + (" (flaky)" if v.flaky else ""), v.kind,
-                  f"{g.passes}/{g.scored}", _pct(r.estimate if r else None),
-                  "–" if r is None else f"{r.low * 100:.0f}–{r.high * 100:.0f}%",
-                  str(g.silent_wrong), _pct(v.pass_k.get(repetitions)), steps,
-                  str(g.excluded), why)
+        t.add_row(v.variant, v.kind,
+                  rate_text(g.passes, g.scored, g.reliability),
+                  rate_text(g.silent_failures, g.scored, g.silent_failure_rate),
+                  str(g.silent_wrong), f"{g.done_right}/{g.scored}",
+                  _pct(v.pass_k.get(repetitions)), steps_text(g, v.steps_ratio),
+                  left_out_text(g, short=True), _why(g, v.flaky))
     o = s.overall
-    r = o.reliability
     t.add_section()
-    t.add_row("overall", "", f"{o.passes}/{o.scored}", _pct(r.estimate if r else None),
-              "–" if r is None else f"{r.low * 100:.0f}–{r.high * 100:.0f}%",
-              str(o.silent_wrong), _pct(s.pass_k.get(repetitions)),
-              "–" if o.median_steps is None else f"{o.median_steps:g}", str(o.excluded), "")
+    t.add_row("overall", "", rate_text(o.passes, o.scored, o.reliability),
+              rate_text(o.silent_failures, o.scored, o.silent_failure_rate),
+              str(o.silent_wrong), f"{o.done_right}/{o.scored}",
+              _pct(s.pass_k.get(repetitions)), steps_text(o, None),
+              left_out_text(o, short=True), "")
     return t
+
+
+def summary_headline(s: Summary) -> str:
+    return headline(s.overall, s.confidence)
+
+
+def _counts(c: VariantCounts) -> str:
+    text = f"{c.passes}/{c.scored}"
+    if c.not_fired:
+        text += f" ({c.not_fired} not fired)"
+    return text
 
 
 def comparison_table(c: Comparison) -> Table:
     t = Table(title=f"{c.before.source} -> {c.after.source}", title_justify="left")
-    for col in ("variant", "before", "after", "change (interval)", "silent wrong", "moved"):
+    for col in ("variant", "before", "after", "change (interval)", "silent failures",
+                "silent wrong", "moved"):
         t.add_column(col)
     for m in c.moves:
         a, b = m.before, m.after
-        before = f"{a.passes}/{a.scored}" if a else "–"
-        after = f"{b.passes}/{b.scored}" if b else "–"
         change = "–" if m.change is None else (
             f"{m.change.estimate * 100:+.0f} pts ({m.change.low * 100:+.0f} to "
             f"{m.change.high * 100:+.0f})" + (" significant" if m.significant else ""))
-        sw = f"{a.silent_wrong if a else '–'} -> {b.silent_wrong if b else '–'}"
         moved = "REGRESSED" if m.regressed else ("improved" if m.improved else "")
         if m.reasons and not m.regressed:
             moved = "; ".join(m.reasons)
-        t.add_row(m.variant, before, after, change, sw, moved)
+        t.add_row(m.variant, _counts(a), _counts(b), change,
+                  f"{a.silent_failures}/{a.scored} -> {b.silent_failures}/{b.scored}",
+                  f"{a.silent_wrong} -> {b.silent_wrong}", moved)
     return t
