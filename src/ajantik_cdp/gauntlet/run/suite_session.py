@@ -4,7 +4,8 @@ and ``report.html``.
 The runs are planned (slowest first), handed to the executor up to its workers, and
 each is scored as it comes back; the caller gets every scored run through ``on_done``
 at once. The files are written even when the suite is interrupted (marked so), because
-runs that finished are data nobody should lose."""
+runs that finished are data nobody should lose, and an interrupted suite with no
+finished run says exactly that (zero runs, interrupted) rather than nothing."""
 
 from __future__ import annotations
 
@@ -130,6 +131,7 @@ def write_outputs(suite: Suite, out_dir: Path, runs: list[Scored], ctx: RunConte
     summary = summarise_suite(ordered, suite.variants, suite.repetitions, suite.confidence,
                               suite.thresholds)
     data = results_data(suite, ctx, summary, ordered)
+    out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / RESULTS).write_bytes(encode_results(data))
     (out_dir / REPORT).write_text(render_report(data, screenshots_for(out_dir, data)),
                                   encoding="utf-8")
@@ -142,6 +144,9 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
                       chromes: list[ChromeProcess] | None = None,
                       on_start: Callable[[int, int], None] = lambda total, workers: None,
                       ) -> SessionOutcome:
+    """Run the suite and write its files. Interrupted (cancelled) or broken part way,
+    the files are still written, marked interrupted, for the runs that finished: zero
+    runs included, so a results.json never claims more than happened."""
     started = datetime.now(UTC)
     t0 = time.monotonic()
     suite_run = suite_run_id(suite.name, started)
@@ -175,7 +180,7 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
                 "executor": "local", "workers": executor.workers if executor else workers,
             },
             notes=tuple(executor.notes) if executor else ())
-        if runs or not interrupted:
-            summary, data = await asyncio.to_thread(write_outputs, suite, out_dir, runs, ctx)
+        # Synchronously, on purpose: a second Ctrl-C cannot cut the files in half.
+        summary, data = write_outputs(suite, out_dir, list(runs), ctx)
     return SessionOutcome(summary, result_order(suite, runs), data, out_dir / RESULTS,
                           out_dir / REPORT, time.monotonic() - t0)
