@@ -27,7 +27,7 @@ from ajantik_cdp.gauntlet.report.terminal_tables import (
     summary_headline,
     summary_table,
 )
-from ajantik_cdp.gauntlet.run.doctor import checks
+from ajantik_cdp.gauntlet.run.doctor import TRY_MODES, agent_checks, checks
 from ajantik_cdp.gauntlet.run.executor import ShopAccess
 from ajantik_cdp.gauntlet.run.suite_loading import load_suite
 from ajantik_cdp.gauntlet.run.suite_session import (
@@ -39,7 +39,7 @@ from ajantik_cdp.gauntlet.run.suite_session import (
 from ajantik_cdp.gauntlet.score.comparison import compare
 from ajantik_cdp.gauntlet.score.results_file import load_results, read_results
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
-from ajantik_cdp.gauntlet.suite.suite_file import PRESETS, Suite
+from ajantik_cdp.gauntlet.suite.suite_file import PRESETS, CommandAgentSpec, Suite
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, UI_VARIANTS
 from ajantik_cdp.output_folder import prepare
 
@@ -275,23 +275,40 @@ def compare_command(before: Path, after: Path, tolerance: float,
 @gauntlet_group.command("doctor")
 @click.argument("suite_file", required=False, type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--no-launch", is_flag=True, help="Do not start the browser to check it.")
-def doctor_command(suite_file: Path | None, no_launch: bool) -> int:
+@click.option("--try-agent", "try_agent", type=click.Choice(TRY_MODES), is_flag=False,
+              flag_value="dry", default=None,
+              help="For a command agent: start it once. `version` runs its program with "
+              "--version; `dry` (the default of the bare flag) runs the whole command as a "
+              "run would, with AJANTIK_DRY_RUN=1 and no browser behind CDP_URL, so a "
+              "missing import shows here rather than in every run.")
+def doctor_command(suite_file: Path | None, no_launch: bool, try_agent: str | None) -> int:
     """What is installed, which browser would run, and, given a SUITE_FILE, what it
-    would run. Exit code 0 when a suite could run, 1 when the browser is missing or
-    does not start, 2 for a bad suite file."""
+    would run: the expected state, the runs, and for a command agent which program its
+    `run` resolves to (and, with --try-agent, whether it starts). Exit code 0 when a
+    suite could run, 1 when the browser is missing or does not start or a tried agent
+    fails, 2 for a bad suite file."""
     name = f"{NAME} doctor"
     suite = None
     if suite_file is not None:
         suite = load_suite(suite_file)
+    if try_agent is not None and not (suite is not None
+                                      and isinstance(suite.agent, CommandAgentSpec)):
+        raise CommandFailed(name, "--try-agent needs a SUITE_FILE with a command agent", 2)
     found = checks(launch=not no_launch)
+    if suite is not None and isinstance(suite.agent, CommandAgentSpec):
+        found += agent_checks(suite.agent, task_name=suite.task.name,
+                              task_text=suite.task.description, deadline=suite.deadline,
+                              try_mode=try_agent)
     for c in found:
         click.echo(f"  {'ok  ' if c.ok else 'FAIL'} {c.name}: {c.detail}")
-    click.echo(f"  variants: {len(UI_VARIANTS)} UI ({', '.join(UI_VARIANTS)}) and "
+    click.echo(f"  variants: {len(UI_VARIANTS)} of the shop ({', '.join(UI_VARIANTS)}) and "
                f"{len(FAULT_VARIANTS)} write faults ({', '.join(FAULT_VARIANTS)})")
     if suite is not None:
         e = suite.task.expect
         click.echo(f"suite {suite.source}: {suite.name}")
         click.echo(f"  agent: {suite.agent.describe()}")
+        if isinstance(suite.agent, CommandAgentSpec) and try_agent is None:
+            click.echo("  (--try-agent starts it once, without a browser)")
         click.echo(f"  expected state ({suite.task.expect_source}): cart "
                    f"{dict(e.cart)}, coupon {e.coupon}, checkout {dict(e.checkout)}, "
                    f"stage {e.stage}, no purchase; total {e.total_cents() / 100:.2f} EUR")
