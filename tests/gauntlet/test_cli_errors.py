@@ -108,3 +108,38 @@ def test_doctor_dry_start_of_the_example_agent_and_its_program_version(
 def test_doctor_try_agent_needs_a_command_agent(tmp_path: Path) -> None:
     res = run("gauntlet", "doctor", "--no-launch", "--try-agent")
     assert res.code == 2 and "needs a SUITE_FILE with a command agent" in res.one_line_error()
+
+
+def test_compare_and_report_translate_a_version_1_file(tmp_path: Path) -> None:
+    data = Path(__file__).parent / "data"
+    ref, crash = str(data / "results-v1-ref.json"), str(data / "results-v1-crash.json")
+    res = run("gauntlet", "compare", ref, crash)
+    assert res.code == 1, res.stdout + res.stderr
+    notes = [ln for ln in res.stdout.splitlines() if ln.startswith("note:")]
+    assert sum("is results version 1; its runs were scored again" in n for n in notes) == 2
+    assert sum("they differ" in n for n in notes) == 1  # what differs, in one line
+    assert "regressed: baseline" in res.stdout and "session_drop_checkout" in res.stdout
+    same = run("gauntlet", "compare", ref, ref)
+    assert same.code == 0 and "they differ" not in same.stdout
+    target = tmp_path / "again.html"
+    rep = run("gauntlet", "report", crash, "--out", str(target))
+    assert rep.code == 0 and "note:" in rep.stdout
+    html = target.read_text()
+    assert "agent crashed" in html and "results version 2" in html
+
+
+def test_compare_refuses_files_with_nothing_in_common(tmp_path: Path) -> None:
+    import json
+
+    data = json.loads((Path(__file__).parent / "data" / "results-v1-ref.json").read_text())
+    data["runs"] = [r for r in data["runs"] if r["variant"] == "baseline"]
+    data["suite"]["variants"] = ["baseline"]
+    only_base = tmp_path / "base.json"
+    only_base.write_text(json.dumps(data))
+    data2 = json.loads((Path(__file__).parent / "data" / "results-v1-ref.json").read_text())
+    data2["runs"] = [r for r in data2["runs"] if r["variant"] == "expired_session"]
+    data2["suite"]["variants"] = ["expired_session"]
+    only_exp = tmp_path / "exp.json"
+    only_exp.write_text(json.dumps(data2))
+    res = run("gauntlet", "compare", str(only_base), str(only_exp))
+    assert res.code == 2 and "share no variant" in res.one_line_error()
