@@ -85,16 +85,21 @@ def _state_json(state: Any) -> str:
     return text if len(text) <= MAX_STATE_TEXT else text[:MAX_STATE_TEXT] + "\n…"
 
 
-def _figures(g: Mapping[str, Any]) -> dict[str, str]:
-    """A group's rates as text, the way the terminal prints them."""
+def _rate(k: int, n: int, data: Mapping[str, Any] | None) -> dict[str, str]:
+    """A rate as the terminal prints it, and in two parts for a narrow table cell."""
+    r = interval_from(data)
+    return {"text": rate_text(k, n, r), "count": f"{k}/{n}",
+            "pct": pct(r.estimate if r else None), "span": span(r)}
+
+
+def _figures(g: Mapping[str, Any]) -> dict[str, Any]:
     n = g["scored"]
     left = [f"{g[k]} {what}" for k, what in (("infrastructure", "infrastructure"),
                                              ("not_fired", "fault did not fire")) if g[k]]
     return {
-        "reliability": rate_text(g["passes"], n, interval_from(g["reliability"])),
-        "silent_failures": rate_text(g["silent_failures"], n,
-                                     interval_from(g["silent_failure_rate"])),
-        "done_right": rate_text(g["done_right"], n, interval_from(g["done_right_rate"])),
+        "reliability": _rate(g["passes"], n, g["reliability"]),
+        "silent_failures": _rate(g["silent_failures"], n, g["silent_failure_rate"]),
+        "done_right": _rate(g["done_right"], n, g["done_right_rate"]),
         "left_out": ", ".join(left) or "0",
     }
 
