@@ -260,9 +260,11 @@ def compare_command(before: Path, after: Path, tolerance: float,
     _console().print(comparison_table(result))
     if result.overall is not None:
         o = result.overall
-        click.echo(f"overall ({len(result.moves)} variants both ran): "
+        a, b = (v.pooled(result.compared) for v in (result.before, result.after))
+        click.echo(f"overall ({len(result.moves)} variants both ran): reliability "
                    f"{o.estimate * 100:+.0f} points ({o.low * 100:+.0f} to "
-                   f"{o.high * 100:+.0f})")
+                   f"{o.high * 100:+.0f}); silent failures {a.silent_failures}/{a.scored} "
+                   f"-> {b.silent_failures}/{b.scored}")
     if result.regressions:
         moved = "; ".join(f"{m.variant} ({', '.join(m.reasons)})" for m in result.regressions)
         click.echo(f"regressed: {moved}")

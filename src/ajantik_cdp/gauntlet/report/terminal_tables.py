@@ -12,7 +12,7 @@ from ajantik_cdp.gauntlet.report.figures import (
     steps_text,
 )
 from ajantik_cdp.gauntlet.score.comparison import Comparison
-from ajantik_cdp.gauntlet.score.results_file import VariantCounts
+from ajantik_cdp.gauntlet.score.reliability_stats import wilson
 from ajantik_cdp.gauntlet.score.suite_summary import Group, Summary
 
 
@@ -63,17 +63,16 @@ def summary_headline(s: Summary) -> str:
     return headline(s.overall, s.confidence)
 
 
-def _counts(c: VariantCounts) -> str:
-    text = f"{c.passes}/{c.scored}"
-    if c.not_fired:
-        text += f" ({c.not_fired} not fired)"
-    return text
+def _rate(k: int, n: int, confidence: float) -> str:
+    return rate_text(k, n, wilson(k, n, confidence))
 
 
 def comparison_table(c: Comparison) -> Table:
-    t = Table(title=f"{c.before.source} -> {c.after.source}", title_justify="left")
+    conf = c.after.confidence
+    t = Table(title=f"{c.before.source} -> {c.after.source} (Wilson {conf * 100:.0f}% "
+              "intervals)", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for col in ("variant", "before", "after", "change (interval)", "silent failures",
-                "silent wrong", "moved"):
+                "silent\nwrong", "moved"):
         t.add_column(col)
     for m in c.moves:
         a, b = m.before, m.after
@@ -83,7 +82,11 @@ def comparison_table(c: Comparison) -> Table:
         moved = "REGRESSED" if m.regressed else ("improved" if m.improved else "")
         if m.reasons and not m.regressed:
             moved = "; ".join(m.reasons)
-        t.add_row(m.variant, _counts(a), _counts(b), change,
-                  f"{a.silent_failures}/{a.scored} -> {b.silent_failures}/{b.scored}",
+        if b.not_fired or a.not_fired:
+            moved = "; ".join(x for x in (moved, f"not fired {a.not_fired} -> {b.not_fired}")
+                              if x)
+        t.add_row(m.variant, _rate(a.passes, a.scored, conf), _rate(b.passes, b.scored, conf),
+                  change, f"{a.silent_failures}/{a.scored} -> "
+                  f"{_rate(b.silent_failures, b.scored, conf)}",
                   f"{a.silent_wrong} -> {b.silent_wrong}", moved)
     return t

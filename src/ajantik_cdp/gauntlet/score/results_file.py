@@ -129,9 +129,12 @@ def load_results(raw: bytes, source: str) -> LoadedResults:
     if version in TRANSLATED_VERSIONS:
         try:
             return LoadedResults(_translate(data, source), int(version))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except KeyError as exc:
             raise ResultsFileError(f"{source} is results version {version} and cannot be "
-                                   f"scored again: it lacks {exc!r}") from None
+                                   f"scored again: it lacks {exc}") from None
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise ResultsFileError(f"{source} is results version {version} and cannot be "
+                                   f"scored again: {exc}") from None
     raise ResultsFileError(f"{source} is results version {version!r}; this ajantik reads "
                            f"version {RESULTS_VERSION} (and translates version "
                            f"{', '.join(map(str, TRANSLATED_VERSIONS))})")

@@ -20,13 +20,13 @@ from ajantik_cdp.gauntlet.score.classifier import Classification, classify
 from ajantik_cdp.gauntlet.score.run_facts import facts
 from ajantik_cdp.gauntlet.score.run_outcome import Decision, Outcome, decide
 from ajantik_cdp.gauntlet.suite.expected_state import Expectation, StateCheck, check
-from ajantik_cdp.gauntlet.suite.variant_set import success_possible, variant_kind
+from ajantik_cdp.gauntlet.suite.variant_set import VariantKind, success_possible, variant_kind
 
 
 @dataclass(frozen=True)
 class Scored:
     result: RunResult
-    kind: str
+    kind: VariantKind
     decision: Decision
     world: World
     verdict: Verdict
