@@ -44,7 +44,7 @@ def test_the_claim_is_the_last_json_line() -> None:
 ])
 def test_garbage_is_no_claim(out: str, problem: str) -> None:
     c = parse_claim(out)
-    assert c.status is None and c.said is Said.UNSURE
+    assert c.status is None and c.said is Said.SILENT
     assert c.problem is not None and problem in c.problem
 
 
