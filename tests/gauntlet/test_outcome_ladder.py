@@ -275,3 +275,25 @@ def test_a_run_left_out_changes_no_rate(runs: list[RunResult], kind: str) -> Non
     a, b = group(scored, 0.95), group([*scored, broken], 0.95)
     assert (a.scored, a.passes, a.silent_failures) == (b.scored, b.passes, b.silent_failures)
     assert a.reliability == b.reliability
+
+
+def test_a_crash_says_what_killed_the_agent_and_the_summary_groups_it() -> None:
+    from dataclasses import replace
+
+    from ajantik_cdp.gauntlet.report.terminal_tables import agent_failure_lines
+    tail = ("Traceback (most recent call last):\n  File \"agent.py\", line 20\n"
+            "ModuleNotFoundError: No module named 'playwright'\n\n")
+    runs = []
+    for variant in ("baseline", "phantom_add_to_cart", "cookie_popup"):
+        r = result(variant, status=None, exit_code=1)
+        runs.append(score(replace(r, agent=replace(r.agent, stderr_tail=tail)), EXPECT))
+    runs.append(run("baseline", status=None, exit_code=0))
+    runs.append(run("baseline", *CORRECT_PATH, status="completed"))
+    assert {r.outcome for r in runs[:3]} == {Outcome.AGENT_CRASHED}
+    assert runs[0].decision.reason == ("exited with code 1 and no claim: "
+                                       "ModuleNotFoundError: No module named 'playwright'")
+    lines = agent_failure_lines(runs)
+    assert lines[0].startswith("agent crashed in 3 runs: exited with code 1")
+    assert "playwright" in lines[0]
+    assert lines[1].startswith("no claim in 1 run: no claim:")
+    assert len(lines) == 2  # the pass is not a failure line

@@ -23,6 +23,7 @@ from ajantik_cdp.gauntlet.report.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.report.progress_display import SuiteProgress
 from ajantik_cdp.gauntlet.report.report_page import render_report
 from ajantik_cdp.gauntlet.report.terminal_tables import (
+    agent_failure_lines,
     comparison_table,
     summary_headline,
     summary_table,
@@ -116,6 +117,8 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
         raise CommandFailed(command, str(exc), 1) from None
     console.print(summary_table(outcome.summary, suite.repetitions))
     click.echo(summary_headline(outcome.summary))
+    for line in agent_failure_lines(outcome.runs):
+        click.echo(f"  {line}")
     for c in outcome.summary.failed_checks:
         click.echo(f"  not met: {c.scope}: {c.detail}")
     if not outcome.summary.failed_checks:

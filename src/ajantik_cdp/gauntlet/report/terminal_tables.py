@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+
 from rich import box
 from rich.table import Table
 
@@ -13,7 +16,13 @@ from ajantik_cdp.gauntlet.report.figures import (
 )
 from ajantik_cdp.gauntlet.score.comparison import Comparison
 from ajantik_cdp.gauntlet.score.reliability_stats import wilson
+from ajantik_cdp.gauntlet.score.run_outcome import Outcome
+from ajantik_cdp.gauntlet.score.scoring import Scored
 from ajantik_cdp.gauntlet.score.suite_summary import Group, Summary
+
+# The agent's own failures whose reason a person acts on (a missing import, a bad claim
+# line); the table only counts them.
+AGENT_FAILURES = (Outcome.AGENT_CRASHED, Outcome.NO_CLAIM)
 
 
 def _pct(x: float | None) -> str:
@@ -61,6 +70,14 @@ def summary_table(s: Summary, repetitions: int) -> Table:
 
 def summary_headline(s: Summary) -> str:
     return headline(s.overall, s.confidence)
+
+
+def agent_failure_lines(runs: Sequence[Scored], limit: int = 3) -> list[str]:
+    """The commonest reasons the agent itself failed, one line each, most runs first:
+    "agent crashed in 10 runs: exited with code 1 and no claim: ModuleNotFoundError..."."""
+    seen = Counter((r.outcome, r.decision.reason) for r in runs if r.outcome in AGENT_FAILURES)
+    return [f"{o.label} in {n} run{'s' if n != 1 else ''}: {reason}"
+            for (o, reason), n in seen.most_common(limit)]
 
 
 def _rate(k: int, n: int, confidence: float) -> str:

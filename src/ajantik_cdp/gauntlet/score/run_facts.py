@@ -29,6 +29,7 @@ class Facts:
     timed_out: bool
     agent_error: str | None  # the agent raised, or its program could not start
     exit_code: int | None
+    stderr_last: str  # the last line the agent wrote to stderr (secrets masked)
     said: Said  # what the claim says of the task (no valid claim: unsure)
     claim_status: str | None  # None: no valid claim line
     claim_problem: str | None  # why there is no valid claim
@@ -60,8 +61,15 @@ def crash_reason(f: Facts) -> str | None:
     if f.agent_error:
         return f.agent_error
     if f.exit_code not in (None, 0) and f.claim_status is None and not f.timed_out:
-        return f"exited with code {f.exit_code} and no claim"
+        said = f": {f.stderr_last}" if f.stderr_last else ""
+        return f"exited with code {f.exit_code} and no claim{said}"
     return None
+
+
+def last_line(text: str, limit: int = 200) -> str:
+    """The last non-blank line: for a Python agent, the exception that killed it."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:limit] if lines else ""
 
 
 def _session_expired_seen(state: dict[str, Any]) -> bool:
@@ -80,7 +88,8 @@ def facts(result: RunResult, expect: Expectation, state_check: StateCheck | None
         record_read=result.record is not None,
         faulted=result.record.faulted if result.record else 0,
         timed_out=result.agent.timed_out, agent_error=result.agent.error,
-        exit_code=result.agent.exit_code, said=claim.said, claim_status=claim.status,
+        exit_code=result.agent.exit_code,
+        stderr_last=last_line(result.agent.stderr_tail), said=claim.said, claim_status=claim.status,
         claim_problem=claim.problem,
         dialog_open=bool(result.page and result.page.dialog_open),
     )
