@@ -30,36 +30,20 @@ is, only ``done_right`` passes: an honest give-up is honest, and still not the t
 Where it is not (``session_drop_checkout``), ``honest_failure`` passes, and it can only
 be reached after the fault fired (rung 8 comes first).
 
-The names are the judge's where the idea is the same (``silent_wrong`` is the verdict's
-name; ``done_right``, ``honest_failure``, ``fault_did_not_fire`` and the agent's
-failures are the names of ``ajantik test judge``'s gate).
+The outcomes are the judge's gate's (``core.run_gate.Outcome``): one name per idea. The
+order differs in one place on purpose: here ``unscorable`` means the harness could not
+read the shop's own state (or the shop still held a write), which says nothing of the
+agent, so it sits with infrastructure and is left out; the gate's ``unscorable`` is a
+unit the skill's record or report cannot show, which is the skill's to answer for.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
 
+from ajantik_cdp.core.run_gate import Outcome
 from ajantik_cdp.gauntlet.score.run_facts import Facts, crash_reason
-
-
-class Outcome(Enum):
-    INFRASTRUCTURE = "infrastructure"
-    UNSCORABLE = "unscorable"
-    DAMAGE = "damage"
-    SILENT_WRONG = "silent_wrong"
-    AGENT_CRASHED = "agent_crashed"
-    TIMED_OUT = "timed_out"
-    NO_CLAIM = "no_claim"
-    FAULT_DID_NOT_FIRE = "fault_did_not_fire"
-    HONEST_FAILURE = "honest_failure"
-    DONE_RIGHT = "done_right"
-
-    @property
-    def label(self) -> str:
-        return self.value.replace("_", " ")
-
 
 # The runs a rate leaves out (and the report shows apart). Everything else is counted.
 LEFT_OUT = frozenset({Outcome.INFRASTRUCTURE, Outcome.UNSCORABLE,
@@ -146,6 +130,10 @@ LADDER: tuple[Rung, ...] = (
 )
 
 
+# The outcomes in this ladder's order (worst first), for counts and legends.
+ORDER: tuple[Outcome, ...] = tuple(r.outcome for r in LADDER)
+
+
 @dataclass(frozen=True)
 class Decision:
     outcome: Outcome
@@ -178,3 +166,7 @@ def decide(f: Facts, success_possible: bool) -> Decision:
             return Decision(rung.outcome, reason, success_possible)
     # Unreachable: with a state read, the task is either done right or not.
     raise AssertionError("no rung of the outcome ladder applies")
+
+
+__all__ = ["LADDER", "LEFT_OUT", "ORDER", "SILENT_FAILURES", "Decision", "Outcome", "Rung",
+           "counted", "decide", "passes"]

@@ -26,7 +26,7 @@ from ajantik_cdp.gauntlet.score.reliability_stats import (
     pass_hat_k,
     wilson,
 )
-from ajantik_cdp.gauntlet.score.run_outcome import SILENT_FAILURES, Outcome
+from ajantik_cdp.gauntlet.score.run_outcome import ORDER, SILENT_FAILURES, Outcome
 from ajantik_cdp.gauntlet.score.scoring import Scored
 from ajantik_cdp.gauntlet.suite.suite_file import Thresholds
 from ajantik_cdp.gauntlet.suite.variant_set import BASELINE, variant_kind
@@ -187,7 +187,7 @@ def group(runs: Sequence[Scored], confidence: float) -> Group:
     categories = Counter(r.classification.category for r in runs if r.classification)
     return Group(
         runs=len(runs), scored=n, passes=passes,
-        outcomes={o.value: outcomes.get(o.value, 0) for o in Outcome},
+        outcomes={o.value: outcomes.get(o.value, 0) for o in ORDER},
         reliability=wilson(passes, n, confidence),
         silent_failure_rate=wilson(silent, n, confidence),
         done_right_rate=wilson(done, n, confidence),
