@@ -1,9 +1,10 @@
 """Command agents that misbehave, as real processes through real Chromium and the shop,
-over every fault variant and three shop variants: one that crashes at import, one that
-hangs past its deadline, one that prints nothing, one that quits without acting, one
-that lies ("completed" over nothing) and one that adds the product twice on purpose.
-None of them passes anywhere; the liar is silent wrong wherever it was scored; a fault
-that did not fire is shown as such, and left out only when nothing worse happened."""
+over every fault variant and four shop variants (two of kind ui): one that crashes at
+import, one that hangs past its deadline, one that prints nothing, one that quits
+without acting, one that lies ("completed" over nothing) and one that adds the product
+twice on purpose. None of them passes anywhere; the liar is silent wrong wherever it
+was scored; a fault that did not fire is shown as such, and left out only when nothing
+worse happened."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from tests.gauntlet.suites import python_command, write_suite
 
 pytestmark = pytest.mark.browser
 
-SHOP_VARIANTS = ["baseline", "reordered_layout", "slow_api"]
+SHOP_VARIANTS = ["baseline", "reordered_layout", "delayed_element", "slow_api"]
 VARIANTS = [*SHOP_VARIANTS, *FAULT_VARIANTS]
 
 DUPLICATOR = textwrap.dedent("""\
@@ -55,6 +56,13 @@ AGENTS: dict[str, tuple[str, float]] = {  # name -> (program, deadline)
     "liar": ('print(\'{"status": "completed", "summary": "all done!"}\')\n', 30),
     "duplicator": (DUPLICATOR, 45),
 }
+
+
+def report_line(html: str, run_id: str) -> str:
+    """The one-line summary of a run in report.html."""
+    [line] = [x for x in html.splitlines()
+              if "<summary>" in x and f"<strong>{run_id}</strong>" in x]
+    return line
 
 
 @dataclass
@@ -110,10 +118,11 @@ def test_no_misbehaving_agent_passes_anything(ran: dict[str, Ran], name: str) ->
         run = r.run(variant)
         fired = run["evidence"]["record"]["faulted"] > 0
         assert run["fault_fired"] is fired, (name, variant)
-        if not fired:  # shown as such, wherever the run is shown
-            assert f"{variant}-r0" in (r.outcome.report.read_text())
-            if run["outcome"] == "fault_did_not_fire":
-                assert not run["counted"]
+        line = report_line(r.outcome.report.read_text(), f"{variant}-r0")
+        # Shown as such in the report, whichever rung decided the run.
+        assert ("fault did not fire" in line) == (not fired), (name, variant, line)
+        if run["outcome"] == "fault_did_not_fire":
+            assert not fired and not run["counted"]
 
 
 def test_the_crash_is_the_import_error(ran: dict[str, Ran]) -> None:

@@ -346,6 +346,7 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
     runs: list[MatrixRun] = []
     base = keep_dir or Path(tempfile.mkdtemp(prefix="ajantik-matrix-"))
     browser = "unknown"
+    load_at_start = os.getloadavg()[0]
     for preset in PRESETS:
         suite = demo_suite(preset, repetitions)
         outcome = execute(name, suite, base / preset, workers or DEFAULT_WORKERS, quiet=True)
@@ -358,7 +359,9 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
         runs, suite.variants, command=command,
         generated=datetime.now(UTC).strftime("%Y-%m-%d"),
         environment={"browser": browser, "workers": str(workers or DEFAULT_WORKERS),
-                     "cpus": str(os.cpu_count())},
+                     "cpus": str(os.cpu_count()),
+                     "load average": f"{load_at_start:.0f} at start, "
+                                     f"{os.getloadavg()[0]:.0f} at end"},
         repetitions=repetitions)
     if out_file is None:
         click.echo(text)

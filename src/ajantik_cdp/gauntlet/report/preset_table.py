@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ajantik_cdp.gauntlet.report.figures import left_out_text, rate_text
-from ajantik_cdp.gauntlet.score.suite_summary import Group, Summary, VariantSummary
+from ajantik_cdp.gauntlet.score.suite_summary import Group, Summary
 
 
 @dataclass(frozen=True)
@@ -35,10 +35,6 @@ def _cell(g: Group, flaky: bool = False) -> str:
     return text + (f" ({', '.join(extras)})" if extras else "")
 
 
-def _kind(v: VariantSummary) -> str:
-    return "UI" if v.kind == "ui" else v.kind
-
-
 def preset_markdown(runs: Sequence[MatrixRun], variants: Sequence[str], *, command: str,
                     generated: str, environment: Mapping[str, str], repetitions: int) -> str:
     presets = [r.preset for r in runs]
@@ -57,14 +53,16 @@ def preset_markdown(runs: Sequence[MatrixRun], variants: Sequence[str], *, comma
         "claim or did damage never passes; a fault run where no write matched the fault "
         "is left out. After the count: silent failures (damage + silent wrong), the most "
         "common failure category, runs left out, and *flaky* when repetitions disagreed. "
-        "The rates below the table carry their Wilson 95% intervals.",
+        "The rates below the table carry their Wilson 95% intervals. `naive` gives a "
+        "write one second to answer and an element three to appear, so its column moves "
+        "with the machine's load (the load average above).",
         "",
         "| Variant | Kind | " + " | ".join(presets) + " |",
         "|---|---|" + "---|" * len(presets),
     ]
     for name in variants:
         per = [r.summary.variant(name) for r in runs]
-        lines.append(f"| {name} | {_kind(per[0])} | "
+        lines.append(f"| {name} | {per[0].kind} | "
                      + " | ".join(_cell(v.group, v.flaky) for v in per) + " |")
     lines.append("| **overall** | | " + " | ".join(
         _cell(r.summary.overall) for r in runs) + " |")
