@@ -71,9 +71,10 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("name,rule,verdict,outcome", [
-    ("garbage", "agent_crashed", "reported_honestly", Outcome.AGENT_CRASHED),
+    # No claim is never read as "unsure": the verdict beside a crash is unscorable.
+    ("garbage", "agent_crashed", "unscorable", Outcome.AGENT_CRASHED),
     ("liar", "stopped_before_stage", "silent_wrong", Outcome.SILENT_WRONG),
-    ("sleeper", "deadline_exceeded", "reported_honestly", Outcome.TIMED_OUT),
+    ("sleeper", "deadline_exceeded", "unscorable", Outcome.TIMED_OUT),
 ])
 async def test_agents_that_misbehave(name: str, rule: str, verdict: str, outcome: Outcome,
                                      tmp_path: Path, chrome: ChromeProcess) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import subprocess
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -83,6 +84,14 @@ class Worker:
 
     def chrome_alive(self) -> bool:
         return self.browsers.alive(self.index)
+
+    async def chrome_exit(self, wait: float) -> int | None:
+        """Chromium's exit code, waiting up to ``wait`` seconds for one that is shutting
+        down; None while it runs."""
+        proc = self.chrome.proc
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            await asyncio.to_thread(proc.wait, wait)
+        return proc.poll()
 
     async def ensure_chrome(self) -> ChromeProcess:
         if self.chrome_alive():
@@ -256,33 +265,59 @@ class _Prepared:
     token: str
     start_url: str
     cdp_url: str  # the guard's when the variant has a fault, Chromium's otherwise
+    browser: Any  # the harness's own connection
     context: Any
     page: Any
     crashed: list[str]  # filled by the page's crash event
 
 
+CLOSED_BY_AGENT = ("the agent closed the browser (Chromium exited with code 0 after its "
+                   "turn); scored from the shop's state")
+CLOSE_WAIT = 15.0  # seconds Chromium may take to exit after Browser.close, under load
+
+
+async def _closed_by_agent(worker: Worker, prepared: _Prepared) -> bool:
+    """Whether the agent closed Chromium (CDP ``Browser.close``) in its turn. Closing
+    shuts every page, then exits with code 0, seconds later under load; a crash or a
+    kill exits otherwise. During the agent's turn only the agent can ask for that, so
+    it is the agent's doing: left out as infrastructure, closing the browser would take
+    a failing run out of every rate. Waits only when every page is gone."""
+    live = [p for p in prepared.context.pages if not p.is_closed()]
+    if worker.chrome_alive() and prepared.browser.is_connected() and live:
+        return False
+    return await worker.chrome_exit(CLOSE_WAIT) == 0
+
+
 async def run_once(spec: RunSpec, worker: Worker) -> RunResult:
     run = _Evidence(spec, worker, _folder(spec.artifacts))
     fault = FAULT_VARIANTS.get(spec.variant)
+    closed_by_agent = False
     try:
         async with contextlib.AsyncExitStack() as stack:
             prepared = await _prepare(stack, run, fault)
             run.marks["setup"] = time.monotonic()
             run.outcome = await _agent(run, prepared)
             run.marks["agent"] = time.monotonic()
-            if not worker.chrome_alive():
-                raise Infra("browser", "Chromium exited during the run")
-            if prepared.crashed:
-                raise Infra("browser", prepared.crashed[0])
             run.state = await _settled_state(worker.shop, prepared.token)
-            await _end_of_run(run, prepared)
+            closed_by_agent = await _closed_by_agent(worker, prepared)
+            if closed_by_agent:
+                run.notes.append(CLOSED_BY_AGENT)
+            elif not worker.chrome_alive():
+                raise Infra("browser", "Chromium exited during the run")
+            elif prepared.crashed:
+                raise Infra("browser", prepared.crashed[0])
+            else:
+                await _end_of_run(run, prepared)
     except Infra as exc:
         run.infra = InfraError(exc.kind, str(exc))  # type: ignore[arg-type]
     except Exception as exc:  # a harness bug: still evidence, never the suite's end
         log.exception("run %s failed in the harness", spec.run_id)
         run.infra = InfraError("harness", _first_line(exc))
-    if run.infra is None and not worker.chrome_alive():
-        run.infra = InfraError("browser", "Chromium exited during the run")
+    if run.infra is None and not closed_by_agent and not worker.chrome_alive():
+        if worker.chrome.proc.poll() == 0:  # it took longer to exit than to be seen
+            run.notes.append(CLOSED_BY_AGENT)
+        else:
+            run.infra = InfraError("browser", "Chromium exited during the run")
     return run.result(record_facts(run.folder / RECORD) if fault is not None else None)
 
 
@@ -321,7 +356,7 @@ async def _prepare(stack: contextlib.AsyncExitStack, run: _Evidence,
             page = await new_page(context, setup)
             page.on("crash", lambda _: crashed.append("the page's renderer crashed"))
             await page.goto(start_url)
-    return _Prepared(token, start_url, cdp_url, context, page, crashed)
+    return _Prepared(token, start_url, cdp_url, browser, context, page, crashed)
 
 
 async def _agent(run: _Evidence, prepared: _Prepared) -> AgentOutcome:
