@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from rich import box
 from rich.table import Table
 
+from ajantik_cdp.core.reliability_stats import wilson
 from ajantik_cdp.gauntlet.report.figures import (
     headline,
     left_out_text,
@@ -15,7 +16,6 @@ from ajantik_cdp.gauntlet.report.figures import (
     steps_text,
 )
 from ajantik_cdp.gauntlet.score.comparison import Comparison
-from ajantik_cdp.gauntlet.score.reliability_stats import wilson
 from ajantik_cdp.gauntlet.score.run_outcome import Outcome
 from ajantik_cdp.gauntlet.score.scoring import Scored
 from ajantik_cdp.gauntlet.score.suite_summary import Group, Summary
