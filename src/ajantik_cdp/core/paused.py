@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ajantik_cdp.core.rules import RequestFacts
+from ajantik_cdp.core.rules import RequestFacts, Source
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,9 @@ class PausedRequest:
     is_redirect: bool
     paused_at: str  # when the guard first held it (ISO time, given by the caller)
 
-    @property
-    def facts(self) -> RequestFacts:
-        return RequestFacts(self.method, self.url, self.resource_type, self.is_redirect)
+    def facts(self, source: Source = Source.PAGE) -> RequestFacts:
+        return RequestFacts(self.method, self.url, self.resource_type, self.is_redirect,
+                            source)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,12 @@ the target's frames and workers come to it paused too) and the page scripts, and
 releases it. A target it cannot install itself on stays paused and is marked FAILED, so
 the client gate refuses every command for it.
 
+Three things the net cannot see are closed here too: speculative loads (Chrome's "Preload
+pages" is turned off while the guard runs, ``preloading.py``), service workers' navigation
+preload (guarded documents bypass service workers), and a stopped worker's restart, which
+happens on its old session with no new attach (released on
+``Inspector.targetReloadedAfterCrash``).
+
 On each target's session Fetch is enabled too, with no patterns: it pauses nothing there,
 but a document or worker that existed before the guard only sends its requests through
 the browser session's net once its target has Fetch enabled (measured on Chrome 156).
@@ -23,6 +29,7 @@ from typing import Any
 
 import aiohttp
 
+from ajantik_cdp.core.client_gate import SETTINGS_REFUSAL, is_settings_url
 from ajantik_cdp.core.config import GuardConfig
 from ajantik_cdp.core.faults import FaultState
 from ajantik_cdp.core.interception import Interception
@@ -31,6 +38,8 @@ from ajantik_cdp.core.targets import Target, TargetBook, TargetState, install_pl
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
 from ajantik_cdp.proxy.interceptor import Interceptor
 from ajantik_cdp.proxy.page_scripts import PageScripts
+from ajantik_cdp.proxy.preloading import restore as restore_preloading
+from ajantik_cdp.proxy.preloading import turn_off as turn_off_preloading
 from ajantik_cdp.proxy.reports import Reports
 
 log = logging.getLogger("ajantik.cdp")
@@ -52,6 +61,8 @@ class Guardian:
         self.scripts = scripts
         self._settles: dict[str, _Settle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        # What "Preload pages" was before the guard turned it off (None: not turned off).
+        self._preloading_before: int | None = None
         self.interceptor = Interceptor(machine, conn, reports, self.spawn)
         conn.on_event = self._on_event
 
@@ -79,6 +90,9 @@ class Guardian:
             pending = [guardian.wait_settled(t.target_id, 30.0) for t in guardian.targets
                        if t.session_id is not None]
             await asyncio.gather(*pending)
+            # Before any client: speculative loads escape the net (see preloading.py).
+            guardian._preloading_before = await turn_off_preloading(conn,
+                                                                    guardian._session_of)
         except BaseException:
             await guardian.close()
             raise
@@ -96,7 +110,18 @@ class Guardian:
             await asyncio.wait(pending, timeout=2.0)
         for task in list(self._tasks):
             task.cancel()
+        before, self._preloading_before = self._preloading_before, None
+        if before is not None and not self.conn.closed.is_set():
+            await restore_preloading(self.conn, self._session_of, before)
         await self.conn.close()
+
+    async def _session_of(self, target_id: str) -> str | None:
+        """The guard's own session on a target once it is guarded (for the settings tab)."""
+        await self.wait_settled(target_id, 15.0)
+        target = self.targets.live(target_id)
+        if target is None or target.state is not TargetState.GUARDED:
+            return None
+        return target.session_id
 
     def spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.create_task(coro)
@@ -147,6 +172,16 @@ class Guardian:
                                         str(info.get("url", "")))
         elif method == "Target.targetDestroyed":
             self.targets.destroyed(str(params.get("targetId", "")))
+        elif method == "Inspector.targetCrashed":
+            # A worker that stopped (idle, or ServiceWorker.stopAllWorkers): its session
+            # stays, and it starts again on it, waiting for the debugger.
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None:
+                target.state = TargetState.PENDING
+        elif method == "Inspector.targetReloadedAfterCrash":
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None:
+                self.spawn(self._release_restarted(target))
         elif method == "Runtime.bindingCalled":
             target = self.targets.by_session(msg.get("sessionId", ""))
             if target is not None:
@@ -174,6 +209,14 @@ class Guardian:
                                                     "handleAuthRequests": False}, sid))
         if plan.auto_attach:
             steps.append(conn.send("Target.setAutoAttach", AUTO_ATTACH, sid))
+        if plan.watch_restarts:
+            # Inspector events are how a stopped worker's restart shows (targetCrashed,
+            # then targetReloadedAfterCrash on the same session).
+            steps.append(conn.send("Inspector.enable", None, sid))
+        if plan.bypass_service_workers:
+            steps.append(conn.send("Network.enable", {"maxTotalBufferSize": 0,
+                                                      "maxResourceBufferSize": 0}, sid))
+            steps.append(conn.send("Network.setBypassServiceWorker", {"bypass": True}, sid))
         if plan.page_scripts:
             steps.extend(self.scripts.install_steps(conn, sid))
         results = await asyncio.gather(*steps, return_exceptions=True)
@@ -193,12 +236,35 @@ class Guardian:
             conn.post("Runtime.runIfWaitingForDebugger", None, sid)
         self._settle(target, TargetState.GUARDED)
 
+    async def _release_restarted(self, target: Target) -> None:
+        """A worker started again on its old session: Chrome sends no new attach, so
+        without this it waits for the debugger for good (and so do the pages it serves)."""
+        sid = target.session_id
+        assert sid is not None
+        plan = install_plan(target.target_type)
+        try:
+            if plan.join_net:
+                # Idempotent; the new instance's loaders join the net as the first one's did.
+                await self.conn.send("Fetch.enable", {"patterns": [],
+                                                      "handleAuthRequests": False}, sid)
+        except (CdpError, TimeoutError) as exc:
+            if self.targets.by_session(sid) is target:
+                log.error("could not guard restarted %s %s (%s); it stays paused",
+                          target.target_type, target.target_id, exc)
+                self._settle(target, TargetState.FAILED)
+            return
+        self.conn.post("Runtime.runIfWaitingForDebugger", None, sid)
+        self._settle(target, TargetState.GUARDED)
+
     # -- navigation on behalf of the gate and /json/new ---------------------------------
 
     async def navigate_when_guarded(self, target_id: str, url: str, timeout: float) -> bool:
         state = await self.wait_settled(target_id, timeout)
         target = self.targets.live(target_id)
         shown = self.reports.redactor.url(url)  # logs mask URLs as the record does
+        if is_settings_url(url):
+            log.error("did not open %s: %s", shown, SETTINGS_REFUSAL)
+            return False
         if state is not TargetState.GUARDED or target is None or target.session_id is None:
             log.error("did not open %s in target %s: it is not guarded (%s)", shown,
                       target_id, state.value)

@@ -35,6 +35,7 @@ from ajantik_cdp.proxy.cdp_connection import CdpError, ConnectionLost
 from ajantik_cdp.proxy.discovery_http import ENDPOINTS, DiscoveryEndpoints, Handler, refusal
 from ajantik_cdp.proxy.guardian import Guardian
 from ajantik_cdp.proxy.page_scripts import PageScripts
+from ajantik_cdp.proxy.preloading import PreloadSwitchError
 from ajantik_cdp.proxy.reports import Reports
 from ajantik_cdp.proxy.upstream import GuardStartError, Upstream, parse_upstream, reach_upstream
 from ajantik_cdp.record.writer import RecordWriter, set_aside
@@ -284,6 +285,9 @@ async def _install(http: aiohttp.ClientSession, upstream: Upstream, options: Gua
                                     FaultState(options.fault), reports, scripts)
     except (aiohttp.ClientError, OSError) as exc:
         raise GuardStartError(f"could not open Chrome's browser websocket: {exc}") from None
+    except PreloadSwitchError as exc:
+        raise GuardStartError("could not turn off Chrome's speculative loading ('Preload "
+                              f"pages', which the net cannot see): {exc}") from None
     except (CdpError, ConnectionLost, TimeoutError) as exc:
         raise GuardStartError("could not put the guard's net in place: "
                               f"{exc or 'Chrome did not answer in time'}") from None
