@@ -70,7 +70,7 @@ async def one(workers: int, preset: str, placement: Placement | None = None
         "setup": statistics.median(t.setup for t in timings),
         "evaluate": statistics.median(t.evaluate for t in timings),
         "harness_share": sum(t.harness for t in timings) / sum(t.total for t in timings),
-        "excluded": outcome.summary.overall.excluded,
+        "left_out": outcome.summary.overall.left_out,
         "passes": outcome.summary.overall.passes,
     }
 
@@ -121,7 +121,7 @@ def report(result: dict[str, Any]) -> str:
         for w in workers:
             text = fmt.format(med[w][key])
             if key == "runs":
-                text += f" ({med[w]['passes']:.0f}/{med[w]['excluded']:.0f})"
+                text += f" ({med[w]['passes']:.0f}/{med[w]['left_out']:.0f})"
             cells.append(f"{text:>12}")
         lines.append(f"{label:42}" + "".join(cells))
     verdicts = ", ".join(f"{w} {'ok' if med[w]['wall'] <= TARGET_SECONDS else 'OVER'}"

@@ -8,7 +8,8 @@ agent's: it is run again on another worker (``Placement.retries`` times at most)
 the loss is noted with the run. ``results.json`` is written again after every
 finished run (marked interrupted until the last), so a suite killed outright, or its
 machine gone, loses only the runs in flight; ``--resume`` carries on from it
-(``resume``)."""
+(``resume``). A suite interrupted (Ctrl-C) before any run finished still writes both
+files, saying exactly that (zero runs, interrupted), rather than nothing."""
 
 from __future__ import annotations
 
@@ -230,7 +231,9 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
                       ) -> SessionOutcome:
     """Run the suite into ``out_dir`` (prepared by the caller). With ``resume``, the runs
     it kept count as they are (scored again from their evidence) and only the others
-    run, under the original suite run id."""
+    run, under the original suite run id. Cancelled (Ctrl-C) part way, the files are
+    still written, marked interrupted, for the runs that finished: zero runs included,
+    so a results.json never claims more than happened."""
     placement = placement or Placement()
     started = datetime.now(UTC)
     t0 = time.monotonic()
@@ -262,6 +265,7 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
             notes=tuple(scrubber.scrub(n) for n in
                         [*(executor.notes if executor else []), *notes]))
 
+    cancelled = False
     try:
         with scrubbed_logging(scrubber):
             host = shop.base_url if shop else _shop_host(placement)
@@ -288,12 +292,19 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
                     interrupted = False
                 finally:
                     await executor.close()
+    except asyncio.CancelledError:
+        cancelled = True
+        raise
     finally:
         if placement.executor == "ray":  # joined for the shop's address even if no run
             from ajantik_cdp.gauntlet.run.ray_executor import disconnect_ray
 
             disconnect_ray()
-        if runs or not interrupted:
+        if cancelled:
+            # Ctrl-C, zero runs included: the files say what finished. Synchronously, on
+            # purpose: a second Ctrl-C cannot cut them in half.
+            summary, data = write_outputs(suite, out_dir, runs, context())
+        elif runs or not interrupted:
             summary, data = await asyncio.to_thread(write_outputs, suite, out_dir, runs,
                                                     context())
     return SessionOutcome(summary, result_order(suite, runs), data, out_dir / RESULTS,

@@ -12,7 +12,7 @@ and says where it lives (relative paths in a command agent are resolved against 
     variants: [baseline, cookie_popup, phantom_add_to_cart]      # or: all
     repetitions: 3
     workers: 4                                      # runs at a time
-    thresholds: {reliability: 0.9}
+    thresholds: {reliability: 0.9, max_silent_failure_rate: 0}
     executor: local                  # or ray, or {type: ray, address: "10.0.0.5:6379"}
     browsers: ["${BROWSER_URL}"]     # remote browsers' DevTools endpoints (local only)
     retries: 1                       # runs lost with their browser or node, run again
@@ -40,6 +40,7 @@ from ajantik_cdp.gauntlet.suite.variant_set import ALL_VARIANTS
 SUITE_VERSION = 1
 PRESETS = ("naive", "reference", "resilient")
 GATES = ("estimate", "lower_bound")
+THRESHOLD_KEYS = ("reliability", "max_silent_wrong", "max_silent_failure_rate", "gate")
 TOP_KEYS = ("version", "name", "agent", "task", "variants", "repetitions", "workers",
             "deadline", "confidence", "thresholds", "executor", "browsers", "retries")
 EXECUTORS = ("local", "ray")
@@ -101,11 +102,15 @@ class TaskSpec:
 @dataclass(frozen=True)
 class Thresholds:
     reliability: float | None = None  # checked overall and for every variant
-    max_silent_wrong: int | None = 0
-    gate: str = "estimate"  # or "lower_bound": the Wilson lower bound must reach it
+    max_silent_wrong: int | None = 0  # runs, overall
+    max_silent_failure_rate: float | None = None  # checked overall and for every variant
+    # "lower_bound": the interval's cautious end must meet each rate (reliability's
+    # lower bound, the silent failure rate's upper bound)
+    gate: str = "estimate"
 
     def as_data(self) -> dict[str, Any]:
         return {"reliability": self.reliability, "max_silent_wrong": self.max_silent_wrong,
+                "max_silent_failure_rate": self.max_silent_failure_rate,
                 "gate": self.gate}
 
 
@@ -293,18 +298,28 @@ def _variants(p: _Problems, raw: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _rate(p: _Problems, raw: Mapping[str, Any], key: str) -> float | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        hint = " (a share of runs: 0.05 is 5%)" if isinstance(value, int | float) \
+            and not isinstance(value, bool) and value > 1 else ""
+        p.add(f"thresholds.{key}", f"must be a number from 0 to 1 or null, got "
+              f"{value!r}{hint}")
+        return None
+    return float(value)
+
+
 def _thresholds(p: _Problems, raw: Any) -> Thresholds:
     if raw is None:
         return Thresholds()
     if not isinstance(raw, Mapping):
         p.add("thresholds", "must be a mapping, e.g. {reliability: 0.9}")
         return Thresholds()
-    _unknown_keys(p, "thresholds", raw, ("reliability", "max_silent_wrong", "gate"))
-    rel = raw.get("reliability")
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int | float)
-                            or not 0 <= rel <= 1):
-        p.add("thresholds.reliability", f"must be a number from 0 to 1, got {rel!r}")
-        rel = None
+    _unknown_keys(p, "thresholds", raw, THRESHOLD_KEYS)
+    rel = _rate(p, raw, "reliability")
+    silent_rate = _rate(p, raw, "max_silent_failure_rate")
     sw = raw.get("max_silent_wrong", 0)
     if sw is not None and (isinstance(sw, bool) or not isinstance(sw, int) or sw < 0):
         p.add("thresholds.max_silent_wrong", f"must be a whole number, 0 or more, or null; "
@@ -314,7 +329,7 @@ def _thresholds(p: _Problems, raw: Any) -> Thresholds:
     if gate not in GATES:
         p.add("thresholds.gate", f"must be {' or '.join(GATES)}, got {gate!r}")
         gate = "estimate"
-    return Thresholds(float(rel) if rel is not None else None, sw, str(gate))
+    return Thresholds(rel, sw, silent_rate, str(gate))
 
 
 def _executor(p: _Problems, raw: Any) -> tuple[str, str | None]:
