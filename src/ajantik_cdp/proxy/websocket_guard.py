@@ -41,6 +41,11 @@ BINDING = "__ajantikSocketRefused"
 
 # Every target kind with a network of its own that can open a WebSocket.
 SOCKET_TYPES = DOCUMENT_TYPES | {"worker", "shared_worker", "service_worker"}
+# Measured on Chrome 156 with a site's service worker: unlike a dedicated worker, it does
+# not answer Network.enable while it waits for the debugger, so awaiting the rule before
+# its release left it paused until the install timed out (and the page it would control
+# waiting with it). Its rule is queued before the release and awaited after it.
+AFTER_RELEASE_WORKERS = frozenset({"service_worker"})
 
 # The guard's own Network domain reads no bodies, so Chrome keeps none for it (a buffer
 # per page otherwise). Sent once per session, by the WebSocket rules or by the
@@ -82,6 +87,8 @@ class WebSocketGuard:
             {"matchedNetworkConditions": self.plan.conditions()}, session_id))
         network: list[Step] = [("Network.enable", enabled),
                                ("Network.emulateNetworkConditionsByRule", rule)]
+        if target_type in AFTER_RELEASE_WORKERS:
+            return [], network
         if target_type not in DOCUMENT_TYPES:
             return network, []
         # Measured on Chrome 156: without Runtime.enable a main-world binding is gone in
