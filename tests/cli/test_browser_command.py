@@ -64,6 +64,7 @@ def free_port() -> int:
 
 
 @pytest.mark.browser
+@pytest.mark.process
 def test_it_starts_chrome_prints_the_command_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     port = free_port()
     proc = subprocess.Popen(

@@ -102,6 +102,7 @@ def test_walkthrough_without_a_browser(tmp_path: Path) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.process
 @pytest.mark.parametrize("command", [["demo"], ["gauntlet", "demo"]])
 def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path,
                                                       command: list[str]) -> None:
@@ -138,29 +139,14 @@ def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path,
     assert [pid for pid in children if running(pid)] == []
 
 
-def in_process(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
-    from ajantik_cdp.cli.main import main
-
-    with pytest.raises(SystemExit) as caught:
-        main(args)
-    code = caught.value.code
-    assert isinstance(code, int)
-    return code, capsys.readouterr().err.strip().splitlines()
-
-
-def test_errors_map_to_exit_codes_in_one_place(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_errors_map_to_exit_codes_in_one_place(tmp_path: Path) -> None:
     # A user error: one line, named after the command that was run, its own exit code.
-    code, err = in_process(["record", "show", str(tmp_path / "none.jsonl")], capsys)
-    assert code == 2 and len(err) == 1 and err[0].startswith("ajantik record show: error: ")
-    bad = tmp_path / "bad.jsonl"
-    bad.write_bytes(b"\xff\xfe not a record\n")
-    code, err = in_process(["record", "show", str(bad)], capsys)
-    assert code == 1 and err[0].startswith("ajantik record show: error: ")
+    res = run("record", "show", str(tmp_path / "none.jsonl"))
+    assert res.code == 2 and res.one_line_error().startswith("ajantik record show: error: ")
 
 
 def test_a_bug_is_exit_70_and_never_looks_like_a_user_error(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from ajantik_cdp.cli import record_command
 
     def broken(path: Path) -> None:
@@ -168,9 +154,10 @@ def test_a_bug_is_exit_70_and_never_looks_like_a_user_error(
 
     monkeypatch.setattr(record_command, "load_record", broken)
     monkeypatch.delenv("AJANTIK_DEBUG", raising=False)
-    code, err = in_process(["record", "show", "x.jsonl"], capsys)
-    assert code == 70 and len(err) == 1
-    assert err[0].startswith("ajantik: internal error: KeyError") and "AJANTIK_DEBUG=1" in err[0]
+    res = run("record", "show", "x.jsonl")
+    line = res.one_line_error()
+    assert res.code == 70
+    assert line.startswith("ajantik: internal error: KeyError") and "AJANTIK_DEBUG=1" in line
     monkeypatch.setenv("AJANTIK_DEBUG", "1")
     from ajantik_cdp.cli.main import main
 
