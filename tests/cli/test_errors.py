@@ -39,7 +39,7 @@ def test_unknown_flag() -> None:
 
 def test_chrome_not_running() -> None:
     res = run("cdp", "--upstream", "http://127.0.0.1:1", "--port", "0")
-    assert res.code == 1
+    assert res.code == 3
     line = res.one_line_error()
     assert "cannot reach Chrome at http://127.0.0.1:1" in line
     assert "ajantik browser --port 1" in line
@@ -47,7 +47,7 @@ def test_chrome_not_running() -> None:
 
 def test_bad_upstream_url() -> None:
     res = run("cdp", "--upstream", "http://127.0.0.1", "--port", "0")
-    assert res.code == 1 and "needs a port" in res.one_line_error()
+    assert res.code == 2 and "needs a port" in res.one_line_error()
 
 
 def test_bad_config_lists_every_problem(tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_unreadable_configs(tmp_path: Path, name: str, text: str | None, expect:
 @pytest.mark.browser
 def test_port_in_use(chrome, busy_port: int) -> None:
     res = run("cdp", "--upstream", chrome.http_url, "--port", str(busy_port))
-    assert res.code == 1
+    assert res.code == 2
     assert f"port {busy_port} on 127.0.0.1 is in use" in res.one_line_error()
 
 
@@ -87,18 +87,18 @@ def test_bad_fault() -> None:
 
 def test_browser_not_found() -> None:
     res = run("browser", "--port", "9", env={"AJANTIK_CHROME": "/nonexistent/chrome"})
-    assert res.code == 1 and "AJANTIK_CHROME" in res.one_line_error()
+    assert res.code == 3 and "AJANTIK_CHROME" in res.one_line_error()
 
 
 def test_browser_port_in_use(busy_port: int) -> None:
     res = run("browser", "--port", str(busy_port))
-    assert res.code == 1 and "is in use" in res.one_line_error()
+    assert res.code == 2 and "is in use" in res.one_line_error()
 
 
 def test_walkthrough_without_a_browser(tmp_path: Path) -> None:
     res = run("walkthrough", "--out", str(tmp_path),
               env={"AJANTIK_CHROME": "/nonexistent/chrome"})
-    assert res.code == 1 and "AJANTIK_CHROME" in res.one_line_error()
+    assert res.code == 3 and "AJANTIK_CHROME" in res.one_line_error()
 
 
 @pytest.mark.browser

@@ -131,8 +131,8 @@ def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, 
 
 @pytest.mark.parametrize(("data", "code", "needle"), [
     (None, 2, "no such file"),
-    (b"just text\n", 1, "is not an ajantik record"),
-    (b'{"v": 9, "kind": "start"}\n', 1, "is record version 9"),
+    (b"just text\n", 2, "is not an ajantik record"),
+    (b'{"v": 9, "kind": "start"}\n', 2, "is record version 9"),
 ])
 def test_show_and_har_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           data: bytes | None, code: int, needle: str) -> None:

@@ -51,9 +51,9 @@ def test_user_errors_are_one_line() -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        one_line_error(run_cli("--port", str(port)), 1, f"port {port} on 127.0.0.1 is in use")
-    one_line_error(run_cli("--port", "0", "--secret-file", "/proc/no/such/secret"), 1,
-                   "cannot write --secret-file")
+        one_line_error(run_cli("--port", str(port)), 2, f"port {port} on 127.0.0.1 is in use")
+    one_line_error(run_cli("--port", "0", "--secret-file", "/proc/no/such/secret"), 2,
+                   "--secret-file /proc/no/such/secret: cannot create the folder /proc/no/such")
 
 
 def start(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:

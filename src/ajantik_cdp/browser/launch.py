@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ajantik_cdp.browser.locate import find_chrome
-from ajantik_cdp.core.errors import AjantikError
+from ajantik_cdp.core.errors import ChromeError
 
 # Without these, Chromium on a machine with no internet keeps dialling Google's hosts.
 QUIET_FLAGS = (
@@ -31,7 +31,7 @@ QUIET_FLAGS = (
 HEADLESS_FLAGS = ("--headless=new", "--disable-gpu", "--hide-scrollbars", "--mute-audio")
 
 
-class ChromeStartError(AjantikError):
+class ChromeStartError(ChromeError):
     pass
 
 

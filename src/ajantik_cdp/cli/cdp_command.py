@@ -12,7 +12,8 @@ from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.config_file import load_config_file
 from ajantik_cdp.core.config import ConfigError, GuardConfig, parse_config
 from ajantik_cdp.core.faults import FaultSpec, FaultSpecError, parse_fault
-from ajantik_cdp.proxy.server import GuardOptions, GuardStartError, run_guard
+from ajantik_cdp.output_folder import make_parent
+from ajantik_cdp.proxy.server import GuardOptions, run_guard
 
 NAME = "ajantik cdp"
 
@@ -30,8 +31,8 @@ NAME = "ajantik cdp"
               "See guards/ for commented examples.")
 @click.option("--record", "record_path", default="ajantik-cdp.jsonl", show_default=True,
               type=click.Path(path_type=Path, dir_okay=False),
-              help="The JSONL record of every write and block. An earlier record at this path "
-              "is moved aside, never overwritten.")
+              help="The JSONL record of every write and block (its folder is created if "
+              "missing). An earlier record at this path is moved aside, never overwritten.")
 @click.option("--fault", "fault_text", metavar="KIND:PATTERN",
               help="Inject one fault on a write whose URL matches PATTERN. KIND is "
               "phantom_success, transient_error, phantom_failure or session_drop.")
@@ -58,19 +59,18 @@ def cdp_command(upstream: str, port: int, host: str, config_path: Path | None,
     writes and page loads fail with net::ERR_BLOCKED_BY_CLIENT, presses on deny_clicks
     controls are swallowed, and every write is recorded (secrets withheld). If the guard
     loses Chrome it closes every client connection and exits with code 3. Ctrl-C, SIGTERM
-    and SIGHUP stop it cleanly (exit 0).
+    and SIGHUP stop it cleanly (exit 0). Exit codes: 0 stopped, 2 bad flags or config,
+    3 Chrome cannot be reached or was lost.
     """
     configure(NAME, verbose)
     config = _load_config(config_path)
     fault = _parse_fault(fault_text, fault_at)
+    make_parent(record_path, "--record")
     options = GuardOptions(
         upstream=upstream, config=config, host=host, port=port, record_path=record_path,
         allow_origins=allow_origins, fault=fault, hold_timeout=hold_timeout,
     )
-    try:
-        return asyncio.run(run_guard(options))
-    except GuardStartError as exc:
-        raise CommandFailed(NAME, str(exc), 1) from None
+    return asyncio.run(run_guard(options))
 
 
 def _load_config(path: Path | None) -> GuardConfig:

@@ -19,6 +19,7 @@ from rich.console import Console
 from ajantik_cdp.browser.locate import find_chrome
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_INTERRUPTED
 from ajantik_cdp.gauntlet.report.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.report.progress_display import SuiteProgress
 from ajantik_cdp.gauntlet.report.report_page import render_report
@@ -32,7 +33,7 @@ from ajantik_cdp.gauntlet.score.results_file import read_results
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
 from ajantik_cdp.gauntlet.suite.suite_file import PRESETS, Suite
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, UI_VARIANTS
-from ajantik_cdp.output_folder import prepare
+from ajantik_cdp.output_folder import make_folder, make_parent, prepare
 
 T = TypeVar("T")
 NAME = "ajantik gauntlet"
@@ -103,9 +104,10 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     except asyncio.CancelledError:
         done = sum(progress.counts.values())
         raise CommandFailed(command, f"interrupted after {done} of {suite.run_count} runs; "
-                            f"what finished is in {out_dir / 'results.json'}", 130) from None
+                            f"what finished is in {out_dir / 'results.json'}",
+                            EXIT_INTERRUPTED) from None
     except OSError as exc:  # the shop could not bind, the folder vanished...
-        raise CommandFailed(command, str(exc), 1) from None
+        raise CommandFailed(command, str(exc), EXIT_BAD_INPUT) from None
     console.print(summary_table(outcome.summary, suite.repetitions))
     for c in outcome.summary.failed_checks:
         click.echo(f"  not met: {c.scope}: {c.detail}")
@@ -131,7 +133,7 @@ def gauntlet_group() -> None:
     ajantik gauntlet report results.json   the HTML report again, from a results file
 
     Exit codes: 0 every threshold met, 1 one is not (or a regression, for compare),
-    2 a bad suite file or bad arguments.
+    2 a bad suite file or bad arguments, 3 no usable Chrome, 130 interrupted.
     """
 
 
@@ -244,8 +246,8 @@ def compare_command(before: Path, after: Path, tolerance: float,
 @click.option("--no-launch", is_flag=True, help="Do not start the browser to check it.")
 def doctor_command(suite_file: Path | None, no_launch: bool) -> int:
     """What is installed, which browser would run, and, given a SUITE_FILE, what it
-    would run. Exit code 0 when a suite could run, 1 when the browser is missing or
-    does not start, 2 for a bad suite file."""
+    would run. Exit code 0 when a suite could run, 2 for a bad suite file or a missing
+    part (Python, Playwright), 3 when the browser is missing or does not start."""
     name = f"{NAME} doctor"
     suite = None
     if suite_file is not None:
@@ -269,7 +271,8 @@ def doctor_command(suite_file: Path | None, no_launch: bool) -> int:
             click.echo(f"  note: {w}")
     if not all(c.ok for c in found):
         failed = next(c for c in found if not c.ok)
-        raise CommandFailed(name, f"{failed.name}: {failed.detail}", 1)
+        code = EXIT_CHROME if failed.name in ("browser", "headless start") else EXIT_BAD_INPUT
+        raise CommandFailed(name, f"{failed.name}: {failed.detail}", code)
     return 0
 
 
@@ -289,6 +292,10 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
     _quiet_guards(False)
     find_chrome()  # before anything is written: a missing browser is the usual failure
     runs: list[MatrixRun] = []
+    if out_file is not None:
+        make_parent(out_file, "--out")
+    if keep_dir is not None:
+        make_folder(keep_dir, "--keep", keep_dir)
     base = keep_dir or Path(tempfile.mkdtemp(prefix="ajantik-matrix-"))
     browser = "unknown"
     for preset in PRESETS:
@@ -308,7 +315,12 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
     if out_file is None:
         click.echo(text)
     else:
-        out_file.write_text(text, encoding="utf-8")
+        try:
+            out_file.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            click.echo(text)  # hours of runs are not lost to a full disk
+            raise CommandFailed(name, f"cannot write {out_file}: {exc.strerror or exc}") \
+                from None
         click.echo(f"wrote {out_file}")
     return 0
 
@@ -332,8 +344,11 @@ def report_command(results_file: Path, out_file: Path | None) -> int:
         raise CommandFailed(name, f"cannot read {results_file}: {exc.strerror or exc}", 2) \
             from None
     data = orjson.loads(raw)
-    target = out_file or results_file.with_name("report.html")
-    target.write_text(render_report(data, screenshots_for(results_file.parent, data)),
-                      encoding="utf-8")
+    target = make_parent(out_file or results_file.with_name("report.html"), "--out")
+    page = render_report(data, screenshots_for(results_file.parent, data))
+    try:
+        target.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}") from None
     click.echo(f"wrote {target}")
     return 0

@@ -8,6 +8,7 @@ import click
 from rich.console import Console
 
 from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT
 from ajantik_cdp.core.verdicts import DEFAULT_FAIL_ON, FAIL_ON_CHOICES
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable, Report
 from ajantik_cdp.judge.adapter_loader import AdapterError, load_adapter
@@ -15,9 +16,9 @@ from ajantik_cdp.judge.judging import Judgement, judge
 from ajantik_cdp.judge.verdict_file import Source, Sources, encode_verdicts, verdicts_data
 from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
 from ajantik_cdp.judge.verdict_table import print_judgement
+from ajantik_cdp.output_folder import make_parent
 
 NAME = "ajantik test judge"
-EXIT_BAD_INPUT = 2
 
 _file = click.Path(path_type=Path, dir_okay=False)
 
@@ -68,12 +69,12 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
     for note in judgement.notes:
         click.echo(f"{NAME}: warning: {note}", err=True)
     if out_path is not None:
-        _write(out_path, encode_verdicts(verdicts_data(judgement, sources, gate)))
+        _write(out_path, "--out", encode_verdicts(verdicts_data(judgement, sources, gate)))
         click.echo(f"verdicts: {out_path}")
     if html_path is not None:
         page = Page(title=f"Verdicts for {record_path.name}",
                     runs=(RunView("run", str(record_path), judgement, sources, gate),))
-        _write(html_path, render_page(page).encode())
+        _write(html_path, "--html", render_page(page).encode())
         click.echo(f"page: {html_path}")
     failing = judgement.failing(gate)
     if failing:
@@ -105,9 +106,9 @@ def run_judge(adapter_path: Path, record_path: Path, message_path: Path) -> Judg
         raise CommandFailed(NAME, str(exc), EXIT_BAD_INPUT) from None
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(path: Path, flag: str, data: bytes) -> None:
+    make_parent(path, flag)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     except OSError as exc:
         raise CommandFailed(NAME, f"cannot write {path}: {exc.strerror or exc}",

@@ -25,7 +25,7 @@ from ajantik_cdp.core.discovery import (
     origin_is_allowed,
     rewrite_addresses,
 )
-from ajantik_cdp.core.errors import AjantikError
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_OK, AjantikError
 from ajantik_cdp.core.faults import FaultSpec, FaultState
 from ajantik_cdp.core.record_schema import StartLine
 from ajantik_cdp.core.redaction import Redactor
@@ -38,12 +38,14 @@ from ajantik_cdp.record.writer import RecordWriter, set_aside
 
 log = logging.getLogger("ajantik.cdp")
 
-EXIT_OK = 0
-EXIT_LOST_CHROME = 3
-
 
 class GuardStartError(AjantikError):
-    """A one-line reason the guard could not start."""
+    """A one-line reason the guard could not start: Chrome cannot be reached or is not
+    Chrome (exit 3), or a flag is wrong (exit 2)."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_CHROME) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 @dataclass
@@ -66,13 +68,15 @@ def parse_upstream(text: str) -> str:
         raw = "http://" + raw
     parts = urlsplit(raw)
     if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
-        raise GuardStartError(f"--upstream {text!r} is not a URL like http://127.0.0.1:9335")
+        raise GuardStartError(f"--upstream {text!r} is not a URL like http://127.0.0.1:9335",
+                              EXIT_BAD_INPUT)
     try:
         port = parts.port
     except ValueError:
-        raise GuardStartError(f"--upstream {text!r} has a bad port") from None
+        raise GuardStartError(f"--upstream {text!r} has a bad port", EXIT_BAD_INPUT) from None
     if port is None:
-        raise GuardStartError(f"--upstream {text!r} needs a port, e.g. http://127.0.0.1:9335")
+        raise GuardStartError(f"--upstream {text!r} needs a port, e.g. http://127.0.0.1:9335",
+                              EXIT_BAD_INPUT)
     scheme = "https" if parts.scheme in ("https", "wss") else "http"
     host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
     return f"{scheme}://{host}:{port}"
@@ -167,8 +171,14 @@ class GuardServer:
                     raise GuardStartError(f"{url} answered {resp.status}; is it Chrome's "
                                           "remote-debugging port?")
                 data = orjson.loads(await resp.read())
+        except aiohttp.ClientSSLError:
+            plain = self.upstream.base.replace("https://", "http://", 1)
+            raise GuardStartError(
+                f"cannot reach Chrome at {self.upstream.base}: it does not speak TLS. A "
+                f"debugging port speaks http:// and ws://; use --upstream {plain}"
+            ) from None
         except (aiohttp.ClientConnectorError, TimeoutError, OSError) as exc:
-            reason = getattr(exc, "os_error", exc)
+            reason = str(getattr(exc, "os_error", exc)) or type(exc).__name__
             raise GuardStartError(
                 f"cannot reach Chrome at {self.upstream.base} ({reason}). Start one with "
                 f"`ajantik browser --port {urlsplit(self.upstream.base).port}`"
@@ -204,10 +214,11 @@ class GuardServer:
             if exc.errno == errno.EADDRINUSE:
                 raise GuardStartError(
                     f"port {self.options.port} on {self.options.host} is in use; choose "
-                    "another with --port"
+                    "another with --port", EXIT_BAD_INPUT
                 ) from None
             raise GuardStartError(f"cannot listen on {self.options.host}:"
-                                  f"{self.options.port}: {exc.strerror}") from None
+                                  f"{self.options.port}: {exc.strerror}",
+                                  EXIT_BAD_INPUT) from None
 
     @property
     def own_netloc(self) -> str:
@@ -240,7 +251,7 @@ class GuardServer:
         log.error("lost Chrome (its browser connection closed); closing every client "
                   "connection and exiting")
         await self.shutdown("lost Chrome", 1011)
-        return EXIT_LOST_CHROME
+        return EXIT_CHROME
 
     def stop(self, reason: str = "stopped") -> None:
         self._stop_reason = reason
