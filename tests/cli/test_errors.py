@@ -50,6 +50,28 @@ def test_bad_upstream_url() -> None:
     assert res.code == 2 and "needs a port" in res.one_line_error()
 
 
+def test_an_https_upstream_says_a_debugging_port_speaks_http() -> None:
+    import http.server
+    import threading
+
+    class Quiet(http.server.BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    # Any plain-HTTP server answers a TLS hello as Chrome's port does: with no TLS.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        res = run("cdp", "--upstream", f"https://127.0.0.1:{port}", "--port", "0")
+    finally:
+        server.shutdown()
+        server.server_close()
+    line = res.one_line_error()
+    assert res.code == 2 and "()" not in line
+    assert "speaks http:// and ws://" in line and f"--upstream http://127.0.0.1:{port}" in line
+
+
 def test_bad_config_lists_every_problem(tmp_path: Path) -> None:
     cfg = tmp_path / "guard.json"
     cfg.write_text('{"deny": "submission", "record": ["(x"], "colour": 1}')

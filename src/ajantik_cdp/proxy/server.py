@@ -175,8 +175,8 @@ class GuardServer:
             plain = self.upstream.base.replace("https://", "http://", 1)
             raise GuardStartError(
                 f"cannot reach Chrome at {self.upstream.base}: it does not speak TLS. A "
-                f"debugging port speaks http:// and ws://; use --upstream {plain}"
-            ) from None
+                f"debugging port speaks http:// and ws://; use --upstream {plain}",
+                EXIT_BAD_INPUT) from None
         except (aiohttp.ClientConnectorError, TimeoutError, OSError) as exc:
             reason = str(getattr(exc, "os_error", exc)) or type(exc).__name__
             raise GuardStartError(
