@@ -72,6 +72,13 @@ def test_an_https_upstream_says_a_debugging_port_speaks_http() -> None:
     assert "speaks http:// and ws://" in line and f"--upstream http://127.0.0.1:{port}" in line
 
 
+@pytest.mark.browser
+def test_an_https_upstream_at_chrome_says_so_too(chrome) -> None:
+    res = run("cdp", "--upstream", chrome.http_url.replace("http://", "https://"), "--port", "0")
+    line = res.one_line_error()
+    assert res.code == 2 and f"use --upstream {chrome.http_url}" in line, line
+
+
 def test_bad_config_lists_every_problem(tmp_path: Path) -> None:
     cfg = tmp_path / "guard.json"
     cfg.write_text('{"deny": "submission", "record": ["(x"], "colour": 1}')

@@ -171,16 +171,18 @@ class GuardServer:
                     raise GuardStartError(f"{url} answered {resp.status}; is it Chrome's "
                                           "remote-debugging port?")
                 data = orjson.loads(await resp.read())
-        except aiohttp.ClientSSLError:
-            plain = self.upstream.base.replace("https://", "http://", 1)
-            raise GuardStartError(
-                f"cannot reach Chrome at {self.upstream.base}: it does not speak TLS. A "
-                f"debugging port speaks http:// and ws://; use --upstream {plain}",
-                EXIT_BAD_INPUT) from None
         except (aiohttp.ClientConnectorError, TimeoutError, OSError) as exc:
-            reason = str(getattr(exc, "os_error", exc)) or type(exc).__name__
+            reason = getattr(exc, "os_error", exc)
+            refused = getattr(reason, "errno", None) == errno.ECONNREFUSED
+            if self.upstream.base.startswith("https://") and not refused:
+                # Chrome's port answers a TLS hello by closing: no reason worth showing.
+                plain = self.upstream.base.replace("https://", "http://", 1)
+                raise GuardStartError(
+                    f"no TLS at {self.upstream.base}: a debugging port speaks http:// and "
+                    f"ws://; use --upstream {plain}", EXIT_BAD_INPUT) from None
             raise GuardStartError(
-                f"cannot reach Chrome at {self.upstream.base} ({reason}). Start one with "
+                f"cannot reach Chrome at {self.upstream.base} "
+                f"({str(reason) or type(exc).__name__}). Start one with "
                 f"`ajantik browser --port {urlsplit(self.upstream.base).port}`"
             ) from None
         except orjson.JSONDecodeError:
