@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 
 from ajantik_cdp.core.config import ConfigError, GuardConfig, parse_config
+from ajantik_cdp.core.yaml_problems import yaml_problem
 
 
 def load_config_file(path: Path) -> GuardConfig:
@@ -27,6 +28,5 @@ def load_config_file(path: Path) -> GuardConfig:
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            detail = str(exc).replace("\n", " ")
-            raise ConfigError(source, [f"not valid YAML: {detail}"]) from None
+            raise ConfigError(source, [yaml_problem(exc)]) from None
     return parse_config(data, source)

@@ -98,7 +98,7 @@ def test_rows_keep_system_and_client_apart() -> None:
     assert table[5].client == "error ConnectionRefused"
     assert table[2].body == "withheld: field 'password' (57 B, fp 0123456789ab)"
     assert table[1].body == DRAFT
-    assert table[7].client == "BLOCKED: deny deny[0] 'submission'"
+    assert table[7].client == "BLOCKED by deny[0] 'submission'"
     assert table[8].method == "CLICK" and "Submit filing" in table[8].url
     assert 6 not in {row.seq for row in rows(record, writes_only=True)}
 

@@ -20,6 +20,7 @@ from ajantik_cdp.browser.locate import find_chrome
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_INTERRUPTED
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.gauntlet.report.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.report.progress_display import SuiteProgress
 from ajantik_cdp.gauntlet.report.report_page import render_report
@@ -93,9 +94,10 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     count = min(workers or suite.workers, suite.run_count)
     for warning in suite.warnings:
         click.echo(f"note: {warning}")
-    click.echo(f"{command}: {suite.name}: {suite.agent.describe()}, {len(suite.variants)} "
-               f"variants x {suite.repetitions} = {suite.run_count} runs on {count} "
-               f"worker(s); writing to {out_dir}/")
+    click.echo(f"{command}: {suite.name}: {suite.agent.describe()}, "
+               f"{counted(len(suite.variants), 'variant')} x {suite.repetitions} = "
+               f"{counted(suite.run_count, 'run')} on {counted(count, 'worker')}; "
+               f"writing to {out_dir}/")
     progress = SuiteProgress(suite.run_count, console, lines=None if not quiet else True)
     try:
         with progress:

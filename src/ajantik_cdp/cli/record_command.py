@@ -13,6 +13,7 @@ import orjson
 from rich.console import Console
 
 from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.output_folder import make_parent
 from ajantik_cdp.record.har import to_har
 from ajantik_cdp.record.reader import LoadedRecord, load_record
@@ -85,8 +86,8 @@ def har_command(path: Path, output: Path | None) -> None:
         _write_atomically(target, data)
     except OSError as exc:
         raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}") from None
-    click.echo(f"wrote {target} ({len(record.requests)} requests, {len(record.blocks)} "
-               "blocks)", err=True)
+    click.echo(f"wrote {target} ({counted(len(record.requests), 'request')}, "
+               f"{counted(len(record.blocks), 'block')})", err=True)
 
 
 def _write_atomically(target: Path, data: bytes) -> None:

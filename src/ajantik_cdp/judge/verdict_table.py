@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.verdicts import Verdict
 from ajantik_cdp.judge.judging import Judgement, UnitResult
 
@@ -36,6 +37,8 @@ def line_ranges(numbers: tuple[int, ...]) -> str:
 
 def _holds(u: UnitResult) -> Text:
     lines = line_ranges(u.held.evidence)
+    n = len(u.held.evidence)
+    cited = "no record line" if n == 0 else f"record line{'s' if n > 1 else ''} {lines}"
     if u.world.done_right is None:
         head = f"cannot tell: {u.world.reason}"
     elif u.world.done_right:
@@ -43,7 +46,7 @@ def _holds(u: UnitResult) -> Text:
     else:
         head = "not done right: " + "; ".join(u.problems)
     # Text, not markup: record content may hold square brackets.
-    return Text(head) + Text(f" (record lines {lines})", style="dim")
+    return Text(head) + Text(f" ({cited})", style="dim")
 
 
 def _said(u: UnitResult) -> Text:
@@ -72,7 +75,7 @@ def summary_line(j: Judgement) -> str:
     unit_free = [d for d in j.damage if d.unit is None]
     damage = f"; {len(j.damage)} damage" if j.damage else "; no damage"
     extra = f" ({len(unit_free)} tied to no unit)" if unit_free else ""
-    return f"{len(j.units)} unit(s): " + ", ".join(parts) + damage + extra
+    return f"{counted(len(j.units), 'unit')}: " + ", ".join(parts) + damage + extra
 
 
 def print_judgement(console: Console, j: Judgement) -> None:

@@ -22,10 +22,13 @@ def run_line(s: Scored) -> str:
     r = s.result
     c = s.classification
     what = {"pass": "pass", "fail": "FAIL", "excluded": "left out"}[s.outcome]
-    why = f" [{c.category}/{c.rule}]" if c else ""
-    steps = f", {r.agent.step_count} steps" if r.agent.step_count is not None else ""
-    return (f"{r.run_id:<30} {what:<8} {s.verdict.label:<18}{why} "
-            f"({r.timings.total:.1f}s{steps})")
+    # Fixed-width columns first and the one of varying length last, so that pass and
+    # FAIL rows line up in a CI log.
+    steps = (f"{r.agent.step_count:>4} steps" if r.agent.step_count is not None
+             else " " * 10)
+    why = f"  {c.category}/{c.rule}" if c else ""
+    return (f"{r.run_id:<30} {what:<8} {s.verdict.label:<18} {r.timings.total:>6.1f}s "
+            f"{steps}{why}").rstrip()
 
 
 class SuiteProgress:
@@ -61,7 +64,8 @@ class SuiteProgress:
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, advance=1, description=self._description())
             if s.outcome != "pass":
-                self._bar.console.print(f"  {run_line(s)}", highlight=False)
+                self._bar.console.print(f"  {run_line(s)}", highlight=False, markup=False)
         else:
-            self.console.print(f"  [{finished}/{self.total}] {run_line(s)}", highlight=False,
+            counter = f"[{finished:>{len(str(self.total))}}/{self.total}]"
+            self.console.print(f"  {counter} {run_line(s)}", highlight=False, markup=False,
                                soft_wrap=True)
