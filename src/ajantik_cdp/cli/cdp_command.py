@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ajantik_cdp.cli.env_options import from_environment
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.config_file import (
@@ -24,6 +25,7 @@ from ajantik_cdp.proxy.server import GuardOptions, run_guard
 NAME = "ajantik cdp"
 
 
+@from_environment("AJANTIK_CDP")
 @click.command("cdp")
 @click.option("--upstream", required=True, metavar="URL",
               help="Chrome's debugging address, e.g. http://127.0.0.1:9335. Keep it private: "
@@ -70,6 +72,9 @@ def cdp_command(upstream: str, port: int, host: str, config_text: str | None,
     loses Chrome it closes every client connection and exits with code 3. Ctrl-C, SIGTERM
     and SIGHUP stop it cleanly (exit 0). Exit codes: 0 stopped, 2 bad flags or config,
     3 Chrome cannot be reached or was lost.
+
+    Every option can also be set in the environment variable named after it (below);
+    the command line wins.
     """
     configure(NAME, verbose)
     config = _load_config(config_text)

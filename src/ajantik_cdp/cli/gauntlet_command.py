@@ -17,6 +17,7 @@ import click
 from rich.console import Console
 
 from ajantik_cdp.browser.locate import find_chrome
+from ajantik_cdp.cli.env_options import from_environment
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_INTERRUPTED
@@ -150,6 +151,7 @@ WORKERS = click.option("--workers", type=click.IntRange(1, 16), default=None,
 VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Show the guards' log lines.")
 
 
+@from_environment("AJANTIK_GAUNTLET_RUN")
 @gauntlet_group.command("run")
 @click.argument("suite_file", type=click.Path(path_type=Path, dir_okay=False))
 @OUT
@@ -167,6 +169,9 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None, s
     judged against the task. Fault variants put a guard with that fault in front of the
     browser. Exit code 0 when every threshold is met, 1 when one is not, 2 for a bad
     suite file (every problem in one message).
+
+    Every option can also be set in the environment variable named after it (below);
+    the command line wins.
     """
     name = f"{NAME} run"
     suite = load_suite(suite_file)
