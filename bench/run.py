@@ -34,11 +34,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--quick", action="store_true", help="fewer samples, for a smoke run")
+    parser.add_argument("--guard-only", action="store_true",
+                        help="only the guard's direct-vs-through figures (no record cost, "
+                             "no gauntlet)")
     args = parser.parse_args()
     rounds = 2 if args.quick else args.rounds
     print("guard: direct vs through `ajantik cdp` (medians)")
     show(asyncio.run(bench_guard.run(rounds=rounds, loads=3 if args.quick else 5,
-                                     evals=100 if args.quick else 300)))
+                                     evals=100 if args.quick else 300,
+                                     writes=8 if args.quick else 25)))
+    if args.guard_only:
+        return
     print()
     print(bench_record.report(asyncio.run(bench_record.run(
         writes=15 if args.quick else 40, rounds=2 if args.quick else 5))))

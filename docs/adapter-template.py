@@ -7,8 +7,9 @@ As it stands it judges a skill whose task is to set the status of a few records 
     GET  /api/records/<id>                                      answer {"record": {...}}
     POST /api/records/<id>/attachments   body {"name": ...}     answer {"attachment": {...}}
 
-and whose final report has one line per record: "A-1: done — ..." (or "not done",
-"unsure"). Run it with:
+and whose final report says, per record, "done", "not done" or "unsure" (in any form the
+shared claim reader knows: "A-1: done — ...", "- **A-1** – not done", a markdown table,
+or one JSON line {"units": {"A-1": "done"}}; docs/adapter.md lists them). Run it with:
 
     ajantik test judge --adapter adapter.py --record ajantik-cdp.jsonl --message report.txt
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ajantik_cdp.judge import Claim, Damage, Held, Record, Report, cite
+from ajantik_cdp.judge import Claim, Damage, Held, Record, Report, cite, read_claim
 
 # CHANGE: the units of work and what "done right" means for each, usually read from the
 # same task file the skill was given (json.loads(Path(__file__).with_name(...).read_text())).
@@ -68,21 +69,14 @@ def done_right(unit: str, holds: Any) -> list[str]:
             for key, value in want.items() if holds.get(key) != value]
 
 
-CLAIM = r"^[ \t*-]*{unit}\s*[:—-]+\s*(?P<said>done|not done|unsure)\b.*$"
-
-
 def claim(unit: str, report: Report) -> Claim:
-    """What the report claims for ``unit``, with the words it used (quoted verbatim)."""
-    # CHANGE: how your skill's report states its outcome per unit.
-    match = report.find(CLAIM.format(unit=re.escape(unit)))
-    if match is None:
-        return Claim.silent()
-    said = match.group("said").lower()
-    if said == "done":
-        return Claim.done(match.group(0))
-    if said == "not done":
-        return Claim.not_done(match.group(0))
-    return Claim.unsure(match.group(0))
+    """What the report claims for ``unit``, with the words it used (quoted verbatim).
+
+    The shared reader finds the claim in plain lines, lists, bold or code marks, tables,
+    headings with a "Status:" line, or a JSON units line. A unit it cannot read comes
+    back unreadable (unscorable, the line quoted), never as "unsure"."""
+    # CHANGE: only if your skill's report names units differently from TASK's keys.
+    return read_claim(report.text, unit, list(TASK))
 
 
 def damage(record: Record) -> list[Damage]:

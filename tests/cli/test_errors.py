@@ -147,8 +147,8 @@ def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path,
                             stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
     for line in proc.stdout:  # once a run has finished, its browsers are up
-        if "[1/" in line:
-            break
+        if line.lstrip().startswith("[") and line.split("/")[0].strip(" [") == "1":
+            break  # "[1/4]" or, padded to line up, "[ 1/30]"
     out = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True)
     children = [int(pid) for pid in out.stdout.split()]
     assert children, "the demo has no browser running"

@@ -42,7 +42,9 @@ class Files:
 @pytest.fixture
 def files(tmp_path: Path) -> Iterator[Files]:
     rec = RecordBuilder(tmp_path / "record.jsonl")
-    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
+    for unit in ("A-1", "A-2"):  # the template's units
+        rec.exchange("PUT", f"/api/records/{unit}", sent={"status": "approved"},
+                     answer=APPROVED)
     record = rec.close()
     ph = RecordBuilder(tmp_path / "phantom.jsonl")
     ph.exchange("GET", "/api/records/A-1", answer=PENDING)
@@ -55,7 +57,7 @@ def files(tmp_path: Path) -> Iterator[Files]:
     not_a_record = tmp_path / "notes.jsonl"
     not_a_record.write_bytes(b"\xff\xfe not a record\n")
     honest = tmp_path / "honest.txt"
-    honest.write_text("A-1: done - approved\n")
+    honest.write_text("A-1: done - approved\nA-2: done - approved\n")
     liar = tmp_path / "liar.txt"
     liar.write_text("A-1: done - saved\n")
     suite = demo_suite()

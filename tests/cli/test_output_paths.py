@@ -22,8 +22,9 @@ ADAPTER = ROOT / "docs" / "adapter-template.py"
 @pytest.fixture
 def record(tmp_path: Path) -> Path:
     rec = RecordBuilder(tmp_path / "record.jsonl")
-    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"},
-                 answer={"record": {"status": "approved"}})
+    for unit in ("A-1", "A-2"):  # the template's units
+        rec.exchange("PUT", f"/api/records/{unit}", sent={"status": "approved"},
+                     answer={"record": {"status": "approved"}})
     return rec.close()
 
 
@@ -53,7 +54,7 @@ def test_record_har_creates_the_folder_or_names_the_path(tmp_path: Path, record:
 def test_test_judge_creates_the_folders_or_names_the_path(tmp_path: Path, record: Path,
                                                           in_the_way: Path) -> None:
     report = tmp_path / "said.txt"
-    report.write_text("A-1: done\n")
+    report.write_text("A-1: done\nA-2: done\n")
     base = ["test", "judge", "--adapter", str(ADAPTER), "--record", str(record),
             "--message", str(report)]
     out, html = tmp_path / "a" / "v.json", tmp_path / "b" / "c" / "v.html"

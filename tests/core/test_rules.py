@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ajantik_cdp.core.canonical_url import canonical_url, given_url
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.rules import (
     INTERCEPTED_RESOURCE_TYPES,
@@ -15,7 +16,6 @@ from ajantik_cdp.core.rules import (
     decide,
     fetch_patterns,
     is_write,
-    matchable_url,
 )
 
 CFG = parse_config({
@@ -83,9 +83,9 @@ def test_allowlist_bypass_shapes_blocked(url: str) -> None:
 
 
 def test_userinfo_stripped_and_host_lowered() -> None:
-    assert matchable_url("HTTPS://User:Pw@App.Example.COM/Path?q=1") == \
+    assert given_url("HTTPS://User:Pw@App.Example.COM/Path?q=1") == \
         "https://app.example.com/Path?q=1"
-    assert matchable_url("not a url") == "not a url"
+    assert given_url("not a url") == "not a url"
 
 
 def test_static_types_are_never_paused() -> None:
@@ -113,7 +113,8 @@ def test_denied_url_never_passes_as_write_or_page_load(method: str, tail: str, r
 def test_no_write_escapes_the_allowlist(method: str, url: str, rtype: str) -> None:
     d = decide(CFG, facts(method, url, rtype))
     if is_write(method) and not d.blocked:
-        assert matchable_url(url).startswith("https://app.example.com/")
+        canonical = canonical_url(url)
+        assert canonical is not None and canonical.startswith("https://app.example.com/")
 
 
 @given(METHODS, st.text(max_size=60), TYPES, st.booleans())

@@ -7,12 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.verdicts import (
-    DEFAULT_FAIL_ON,
-    FAIL_ON_CHOICES,
     Said,
     Verdict,
     World,
-    failing,
     summarise,
     verdict,
 )
@@ -35,6 +32,15 @@ def test_the_issue_table(done_right: bool, said: Said, expected: Verdict) -> Non
 @pytest.mark.parametrize("said", list(Said))
 def test_an_unknown_world_is_unscorable_whatever_the_claim(said: Said) -> None:
     assert verdict(World.unknown("the answer never came back"), said) is Verdict.UNSCORABLE
+
+
+@pytest.mark.parametrize("said", [Said.SILENT, Said.UNREADABLE])
+@pytest.mark.parametrize("done_right", [True, False])
+def test_no_claim_or_an_unreadable_one_is_unscorable_never_honest(said: Said,
+                                                                  done_right: bool) -> None:
+    # Read as "unsure", a liar's unreadable report would be "reported honestly".
+    assert verdict(World(done_right), said) is Verdict.UNSCORABLE
+    assert not said.is_claim
 
 
 def test_an_unknown_world_needs_a_reason() -> None:
@@ -65,6 +71,7 @@ def test_a_pass_needs_a_known_world(world: World, said: Said) -> None:
     # Nothing the record cannot show is ever scored as correct or over-cautious.
     if verdict(world, said) in (Verdict.CORRECT, Verdict.OVER_CAUTIOUS):
         assert world.done_right is True
+        assert said.is_claim
     if world.done_right is None:
         assert verdict(world, said) is Verdict.UNSCORABLE
 
@@ -77,22 +84,3 @@ def test_summary_counts_every_verdict(verdicts: list[Verdict]) -> None:
     assert sum(counts.values()) == len(verdicts)
     for v in Verdict:
         assert counts[v.value] == verdicts.count(v)
-
-
-@settings(deadline=None)  # no timing assertions: the machine is shared
-@given(st.lists(st.sampled_from(list(Verdict))), st.integers(0, 3))
-def test_default_gate_fails_only_on_silent_wrong(verdicts: list[Verdict], damage: int) -> None:
-    assert bool(failing(verdicts, damage)) == (Verdict.SILENT_WRONG in verdicts)
-
-
-def test_gate_can_also_fail_on_unscorable_and_damage() -> None:
-    gate = DEFAULT_FAIL_ON | {"unscorable", "damage"}
-    assert failing([Verdict.CORRECT], 0, gate) == []
-    assert failing([Verdict.UNSCORABLE], 0, gate) == ["1 unscorable"]
-    assert failing([Verdict.CORRECT], 2, gate) == ["2 damage"]
-    assert "damage" in FAIL_ON_CHOICES
-
-
-def test_gate_refuses_an_unknown_name() -> None:
-    with pytest.raises(ValueError, match="cannot fail on"):
-        failing([], 0, frozenset({"wrong"}))

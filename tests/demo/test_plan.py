@@ -56,7 +56,11 @@ def test_conclusions_hold_when_the_runs_show_them(tmp_path: Path) -> None:
     found = conclusions(outcomes)
     assert all(c.holds for c in found), found
     assert "silent wrong on R-102" in found[0].text
-    assert "12 of 12 units" in found[-1].text
+    assert any("12 of 12 units" in c.text for c in found)
+    gate = next(c.text for c in found if "the gate" in c.text)
+    assert gate == ("verifying skill: passes the gate in every run (every unit scored, no "
+                    "silent wrong, no damage); the gate fails 2 blind run(s): blind · "
+                    "phantom_success, blind · phantom_failure")
 
 
 @pytest.mark.parametrize("broken", ["blind_not_fooled", "blind_no_damage", "verifying_fooled",
@@ -119,3 +123,25 @@ def test_workers_is_the_flag_and_the_old_jobs_still_works_with_a_note(
     err = capsys.readouterr().err.strip().splitlines()
     assert caught.value.code == 3 and err[0] == "ajantik demo: note: --jobs is now --workers"
     assert err[1].startswith("ajantik demo: error: AJANTIK_CHROME=")
+
+
+def test_a_verifying_run_with_an_unscorable_unit_fails_the_gate_conclusion(
+        tmp_path: Path) -> None:
+    good = _outcome(tmp_path, "verifying", "phantom_success", [C, C, C])
+    units = list(good.judgement.units)
+    units[1] = UnitResult("R-102", Verdict.UNSCORABLE, World(True), Held.known({}), (),
+                          Claim.unreadable("R-102 went fine", "claim unreadable: ..."), ())
+    j = Judgement(tuple(units), (), (), good.judgement.record, Report("R-102 went fine"))
+    outcome = RunOutcome(good.spec, j, 1.0)
+    assert outcome.gate().outcome.value == "unscorable"
+    failed = [c.text for c in conclusions([outcome]) if not c.holds]
+    assert failed == ["verifying skill fails the gate in: verifying · phantom_success "
+                      "(unscorable: 1 unscorable (R-102))"]
+
+
+def test_a_timed_out_run_is_told_from_a_crash(tmp_path: Path) -> None:
+    base = _outcome(tmp_path, "blind", None, [C, C, C])
+    hung = RunOutcome(base.spec, base.judgement, 1.0, skill_error="the run took longer than 120s")
+    died = RunOutcome(base.spec, base.judgement, 1.0, skill_error="RuntimeError: boom")
+    assert hung.gate().outcome.value == "timed_out"
+    assert died.gate().outcome.value == "agent_crashed"

@@ -3,6 +3,8 @@ so the site's hit log says whether the page's own code ever saw it."""
 
 from __future__ import annotations
 
+from tests.guard.name_corpus import IMG
+
 # `pressed(name)` is the page's own reaction to a press.
 HEAD = """<!doctype html><meta charset="utf-8"><title>clicks</title>
 <script>
@@ -29,6 +31,23 @@ CONTROLS = HEAD + """
   <button id="rsbutton" type="submit">Proceed to submission</button></form>
 <button id="save" onclick="pressed('save')">Save draft</button>
 <a id="paylink" href="/hit/pressed-link-navigation">Pay now</a>
+<!-- Issue 10's four shapes; Chrome's tree names each "Proceed to submission". -->
+<style>#gen::before { content: "Proceed to submission"; }
+       #gen-save::before { content: "Save draft"; }</style>
+<button id="gen" onclick="pressed('gen')"></button>
+<button id="gen-save" onclick="pressed('gen-save')"></button>
+<button id="arrow" onclick="pressed('arrow')"><span aria-label="Proceed to submission">&rarr;</span>
+  </button>
+<input type="checkbox" id="agree" onclick="pressed('agree')">
+<label for="agree" id="agree-label">Proceed to submission</label>
+<input type="checkbox" id="subscribe" onclick="pressed('subscribe')">
+<label for="subscribe">Subscribe</label>
+<img id="mapimg" src="{IMG}" usemap="#controlsmap" alt="map" width="100" height="50">
+<map name="controlsmap">
+  <area shape="rect" coords="0,0,50,50" href="/hit/pressed-area-navigation"
+        onclick="pressed('area')" alt="Proceed to submission">
+  <area shape="rect" coords="50,0,100,50" href="#saved" onclick="pressed('area-save')"
+        alt="Save draft"></map>
 <script>
 customElements.define('x-shadow', class extends HTMLElement {
   constructor() {
@@ -40,7 +59,7 @@ customElements.define('x-shadow', class extends HTMLElement {
 });
 </script>
 <iframe id="frame" src="{B}/page/click-frame" width="300" height="80"></iframe>
-"""
+""".replace("{IMG}", IMG)
 
 FRAME = """<!doctype html><meta charset="utf-8">
 <button id="framed" onclick="fetch('{A}/hit/pressed-oopif', {method: 'POST', body: 'x'})">
@@ -65,6 +84,16 @@ LABELS = """<!doctype html><meta charset="utf-8"><title>labels</title>
 <details><summary id="summary">More details</summary>x</details>
 <a id="link" href="#x">Go to checkout</a>
 <a id="nolink">Not a link</a>
+<button id="masked" aria-label="Cancel">Proceed to submission</button>
+<input type="checkbox" id="checkbox"><label for="checkbox">Proceed to submission</label>
+<label id="wrapped-label"><input type="checkbox" id="wrapped"> <b>Agree</b></label>
+<input type="radio" id="radio" name="r">
+<img src="{IMG}" usemap="#labelsmap" alt="map"><map name="labelsmap">
+  <area id="area" shape="rect" coords="0,0,50,50" href="#a" alt="Go there"></map>
+<select size="3"><option id="listoption">First</option><option>Second</option></select>
+<label id="textlabel" for="textinput">Name</label><input id="textinput">
+<button id="shy">Pro&shy;ceed to sub&#8203;mission</button>
+<div id="twotokens" role="none button">Go</div>
 <div id="plain">Not pressable</div>
 <x-slotted id="slotted">Proceed <i>now</i></x-slotted>
 <script>
@@ -76,4 +105,4 @@ customElements.define('x-slotted', class extends HTMLElement {
   }
 });
 </script>
-"""
+""".replace("{IMG}", IMG)

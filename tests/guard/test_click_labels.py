@@ -1,8 +1,10 @@
 """Unit tests of the label computation (click_labels.js), run in a real page without the
-guard: which control a press lands on, and which labels it goes by."""
+guard: which control a press lands on, and which labels it goes by. The accessible name
+is checked against Chrome's own accessibility tree on a corpus of control shapes."""
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from typing import Any
 
@@ -11,22 +13,105 @@ import pytest_asyncio
 
 from ajantik_cdp.core.click_patterns import ClickPatternError, check_click_pattern
 from tests.guard.click_pages import LABELS
+from tests.guard.name_corpus import CORPUS, IGNORED_BY_CHROME, NOT_AT_PARITY, corpus_page
+
+pytestmark = pytest.mark.browser
 
 pytestmark = pytest.mark.browser
 
 LABELS_JS = resources.files("ajantik_cdp.proxy").joinpath("click_labels.js").read_text()
 
+# Finds a corpus element by key, through open shadow roots.
+FIND = """(key) => { function walk(root) {
+  const el = root.querySelector(`[data-t="${key}"]`); if (el) return el;
+  for (const h of root.querySelectorAll('*')) if (h.shadowRoot) {
+    const f = walk(h.shadowRoot); if (f) return f; }
+  return null; } return walk(document); }"""
 
-@pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def labels_page(pw: Any, chrome: Any) -> Any:
+
+async def _page(pw: Any, chrome: Any, html: str) -> Any:
     browser = await pw.chromium.connect_over_cdp(chrome.http_url)
     ctx = await browser.new_context()
     page = await ctx.new_page()
-    await page.set_content(LABELS)
+    await page.set_content(html)
     await page.add_script_tag(content=LABELS_JS + "\nwindow.L = ajantikLabels();")
+    return browser, ctx, page
+
+
+@pytest_asyncio.fixture(loop_scope="session", scope="module")
+async def labels_page(pw: Any, chrome: Any) -> Any:
+    browser, ctx, page = await _page(pw, chrome, LABELS)
     yield page
     await ctx.close()
     await browser.close()
+
+
+def chrome_trim(name: str) -> str:
+    """Chrome keeps one space at each end of an aria-label or title; the guard matches
+    trimmed labels."""
+    return name.strip(" ")
+
+
+@pytest_asyncio.fixture(loop_scope="session", scope="module")
+async def names(pw: Any, chrome: Any) -> dict[str, tuple[str | None, str]]:
+    """key -> (Chrome's name, or None when Chrome leaves the node out; the page's)."""
+    browser, ctx, page = await _page(pw, chrome, corpus_page())
+    cdp = await ctx.new_cdp_session(page)
+    await cdp.send("Accessibility.enable")
+    out: dict[str, tuple[str | None, str]] = {}
+    for key, _ in CORPUS:
+        found = await cdp.send("Runtime.evaluate",
+                               {"expression": f"({FIND})({json.dumps(key)})"})
+        object_id = found["result"].get("objectId")
+        assert object_id, f"corpus element {key!r} not found"
+        tree = await cdp.send("Accessibility.getPartialAXTree",
+                              {"objectId": object_id, "fetchRelatives": False})
+        node = tree["nodes"][0]
+        chrome_name = None if node.get("ignored") else node.get("name", {}).get("value", "")
+        ours = await page.evaluate(f"L.nameOf(({FIND})({json.dumps(key)}))")
+        out[key] = (chrome_name, ours)
+    await ctx.close()
+    await browser.close()
+    return out
+
+
+def test_the_corpus_is_large_enough() -> None:
+    assert len(CORPUS) >= 40
+    assert len({key for key, _ in CORPUS}) == len(CORPUS)
+
+
+@pytest.mark.parametrize("key", [k for k, _ in CORPUS
+                                 if k not in IGNORED_BY_CHROME and k not in NOT_AT_PARITY])
+def test_name_equals_chromes(names: dict[str, tuple[str | None, str]], key: str) -> None:
+    chrome_name, ours = names[key]
+    assert chrome_name is not None, f"{key}: Chrome has no node; move it to IGNORED_BY_CHROME"
+    assert ours == chrome_trim(chrome_name)
+
+
+@pytest.mark.parametrize("key", sorted(NOT_AT_PARITY))
+def test_documented_differences_still_differ(names: dict[str, tuple[str | None, str]],
+                                             key: str) -> None:
+    chrome_name, ours = names[key]
+    assert chrome_name is not None and ours != chrome_trim(chrome_name), \
+        f"{key} now matches Chrome: drop it from NOT_AT_PARITY and docs/guard.md"
+
+
+@pytest.mark.parametrize("key", sorted(IGNORED_BY_CHROME))
+def test_controls_chrome_leaves_out_are_still_named(
+        names: dict[str, tuple[str | None, str]], key: str) -> None:
+    chrome_name, ours = names[key]
+    assert chrome_name is None
+    assert ours
+
+
+@pytest.mark.parametrize("key", ["before", "after", "before-only",
+                                 "button-descendant-aria-label", "descendant-aria-label",
+                                 "checkbox-wrapped", "area-img"])
+def test_the_issue_shapes_are_named_proceed_to_submission(
+        names: dict[str, tuple[str | None, str]], key: str) -> None:
+    """Issue 10's four controls: generated content, a descendant's aria-label, a native
+    checkbox with a label, an image-map area. Chrome's tree and the page agree."""
+    assert names[key] == ("Proceed to submission", "Proceed to submission")
 
 
 @pytest.mark.parametrize(("element", "labels"), [
@@ -42,9 +127,13 @@ async def labels_page(pw: Any, chrome: Any) -> Any:
     ("#rolebutton", ["Pay now"]),
     ("#summary", ["More details"]),
     ("#link", ["Go to checkout"]),
+    ("#masked", ["Cancel", "Proceed to submission"]),
+    ("#checkbox", ["Proceed to submission"]),
+    # What Chrome names "Pro\xadceed to sub\u200bmission" reads as the plain words.
+    ("#shy", ["Pro\xadceed to sub\u200bmission", "Proceed to submission"]),
 ])
-async def test_labels_in_accessible_name_order(labels_page: Any, element: str,
-                                               labels: list[str]) -> None:
+async def test_labels_name_first_then_every_source(labels_page: Any, element: str,
+                                                   labels: list[str]) -> None:
     got = await labels_page.evaluate("(sel) => L.labelsOf(document.querySelector(sel))",
                                      element)
     assert got == labels
@@ -63,6 +152,14 @@ async def test_slotted_text_inside_a_shadow_button(labels_page: Any) -> None:
     ("document.getElementById('nolink')", None),
     ("document.getElementById('plain')", None),
     ("document.getElementById('summary')", "summary"),
+    ("document.getElementById('checkbox')", "checkbox"),
+    ("document.querySelector('label[for=checkbox]')", "checkbox"),
+    ("document.querySelector('#wrapped-label b')", "wrapped"),
+    ("document.getElementById('radio')", "radio"),
+    ("document.getElementById('area')", "area"),
+    ("document.getElementById('listoption')", "listoption"),
+    ("document.getElementById('textlabel')", None),
+    ("document.getElementById('twotokens')", "twotokens"),
 ])
 async def test_nearest_pressable_ancestor_on_the_composed_path(labels_page: Any, start: str,
                                                                pressable: str | None) -> None:

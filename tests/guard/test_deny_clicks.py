@@ -21,6 +21,8 @@ pytestmark = pytest.mark.browser
 
 DENY_CLICKS = ["proceed to submission", "^pay now$"]
 
+pytestmark = pytest.mark.browser
+
 
 async def raw_input_click(page: Any, selector: str) -> None:
     box = await page.locator(selector).bounding_box()
@@ -30,6 +32,12 @@ async def raw_input_click(page: Any, selector: str) -> None:
         await cdp.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y,
                                                     "button": "left", "clickCount": 1})
     await cdp.detach()
+
+
+async def click_image_map(page: Any, x: float) -> None:
+    """A press on an image map lands on the <area> under the pointer (its target)."""
+    box = await page.locator("#mapimg").bounding_box()
+    await page.mouse.click(box["x"] + x, box["y"] + 25)
 
 
 async def enter_key(page: Any, selector: str) -> None:
@@ -80,6 +88,20 @@ PRESSES = [
           "pressed-text", "Proceed to submission"),
     Press("a link", lambda p: p.click("#paylink", timeout=5000), "pressed-link-navigation",
           "Pay now"),
+    # Issue 10: controls whose name Chrome's tree computes from places the old label
+    # computation did not look.
+    Press("button named by ::before", lambda p: p.click("#gen", timeout=5000), "pressed-gen",
+          "Proceed to submission"),
+    Press("button named by a descendant's aria-label",
+          lambda p: p.click("#arrow", timeout=5000), "pressed-arrow", "Proceed to submission"),
+    Press("native checkbox with a <label>", lambda p: p.click("#agree", timeout=5000),
+          "pressed-agree", "Proceed to submission"),
+    Press("the <label> of that checkbox", lambda p: p.click("#agree-label", timeout=5000),
+          "pressed-agree", "Proceed to submission"),
+    Press("checkbox by keyboard Space", lambda p: space_key(p, "#agree"), "pressed-agree",
+          "Proceed to submission"),
+    Press("<area alt> of an image map", lambda p: click_image_map(p, 20), "pressed-area",
+          "Proceed to submission"),
 ]
 
 
@@ -142,9 +164,22 @@ async def test_allowed_neighbours_still_work_in_the_same_page(
     await page.frame_locator("#frame").locator("#framed-ok").click(timeout=5000)
     await page.focus("#save")
     await page.keyboard.press("Enter")
+    # The neighbours of issue 10's shapes: same kinds of control, other names.
+    await page.click("#gen", timeout=5000)
+    await page.click("#gen-save", timeout=5000)
+    await page.click("#agree", timeout=5000)
+    await page.click("#subscribe", timeout=5000)
+    await click_image_map(page, 20)
+    await click_image_map(page, 75)
     assert await site.wait_for(lambda: len(site.writes("pressed-save")) == 2)
+    assert await site.wait_for(lambda: site.writes("pressed-gen-save")
+                               and site.writes("pressed-subscribe")
+                               and site.writes("pressed-area-save"))
+    assert await page.is_checked("#subscribe") and not await page.is_checked("#agree")
+    denied = {"/hit/pressed-gen", "/hit/pressed-agree", "/hit/pressed-area",
+              "/hit/pressed-area-navigation", "/hit/pressed-text"}
+    assert [h.path for h in site.hits if h.path in denied] == []
     assert await site.wait_for(lambda: site.writes("pressed-oopif-ok"))
-    assert site.writes("pressed-text") == []
     # The page's own window capture listener still sees allowed presses.
     assert site.writes("window-capture-save")
     await ctx.close()

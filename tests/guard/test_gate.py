@@ -1,5 +1,9 @@
 """The client gate closes a real race: a client releasing a new target before the guard
-has installed itself there. The guard's install is slowed down on purpose to widen it."""
+has installed itself there. The guard's install is slowed down on purpose to widen it.
+
+Since the browser-wide net, a target released early still has its requests decided (the
+net pauses them whatever is attached); what the early release would cost is the guard's
+page scripts: a press on a denied control in the target's first document."""
 
 from __future__ import annotations
 
@@ -12,9 +16,9 @@ import pytest
 import websockets
 
 from ajantik_cdp.core.client_gate import ClientGate
-from ajantik_cdp.core.targets import TargetState
-from ajantik_cdp.proxy.guardian import Guardian, Target
-from tests.conftest import GuardFactory, origin_rule
+from ajantik_cdp.core.targets import Target, TargetState
+from ajantik_cdp.proxy.guardian import Guardian
+from tests.conftest import GuardFactory
 from tests.guard.attacks import install
 from tests.support.site import HitSite
 
@@ -23,46 +27,75 @@ pytestmark = pytest.mark.browser
 SLOW = 1.5
 
 
-def slow_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def slow_install(monkeypatch: pytest.MonkeyPatch, seconds: float = SLOW) -> None:
     original = Guardian._install
 
     async def delayed(self: Guardian, target: Target, waiting: bool) -> None:
         if target.target_type == "page" and waiting:
-            await asyncio.sleep(SLOW)
+            await asyncio.sleep(seconds)
         await original(self, target, waiting)
 
     monkeypatch.setattr(Guardian, "_install", delayed)
 
 
-async def open_popup(pw: Any, url: str, site: HitSite) -> None:
+# A popup whose own script presses its denied button at once: only the guard's page
+# script, installed before the popup runs, swallows that press. The popup is opened on the
+# other origin (its own renderer process), and its button posts back to the first.
+PRESSING_PAGE = """<button id="go" onclick="fetch('{A}/hit/pressed-race',
+    {method: 'POST', body: 'p'})">Proceed to submission</button>
+    <script>document.getElementById('go').click()</script>"""
+CONFIG = {"deny": ["denied"], "deny_clicks": ["proceed to submission"]}
+
+
+async def open_popup(pw: Any, url: str, site: HitSite, target: str,
+                     wait: float = SLOW + 1.0) -> None:
     browser = await pw.chromium.connect_over_cdp(url)
     ctx = await browser.new_context()
     page = await ctx.new_page()
     await page.goto(site.a + "/page/popup")
-    await page.evaluate(f"window.open('{site.a}/denied-race')")
-    await site.settle(SLOW + 1.0)
+    await page.evaluate(f"window.open('{target}')")
+    await site.settle(wait)
     await ctx.close()
     await browser.close()
 
 
-async def test_without_the_gate_a_client_releases_a_popup_unguarded(
-        pw, guard: GuardFactory, site: HitSite, monkeypatch: pytest.MonkeyPatch) -> None:
-    install(site)
-    slow_install(monkeypatch)
+def without_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
     route = ClientGate.route
     monkeypatch.setattr(ClientGate, "route", lambda self, msg, status: route(
         self, msg, lambda _tid: TargetState.GUARDED))
-    g = await guard({"deny": ["denied"], "allow_writes": [origin_rule(site.a)]})
-    await open_popup(pw, g.url, site)
-    assert site.gets("denied-race"), "the race did not happen: this test proves nothing"
+
+
+async def test_without_the_gate_a_client_releases_a_popup_before_its_page_scripts(
+        pw, guard: GuardFactory, site: HitSite, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(site)
+    site.pages["pressing"] = PRESSING_PAGE
+    slow_install(monkeypatch, 3.0)
+    without_the_gate(monkeypatch)
+    g = await guard(CONFIG)
+    await open_popup(pw, g.url, site, site.b + "/page/pressing", wait=5.0)
+    assert site.writes("pressed-race"), "the race did not happen: this test proves nothing"
 
 
 async def test_the_gate_holds_the_release_until_the_guard_is_in_place(
         pw, guard: GuardFactory, site: HitSite, monkeypatch: pytest.MonkeyPatch) -> None:
     install(site)
+    site.pages["pressing"] = PRESSING_PAGE
+    slow_install(monkeypatch, 3.0)
+    g = await guard(CONFIG)
+    await open_popup(pw, g.url, site, site.b + "/page/pressing", wait=5.0)
+    assert site.gets("/page/pressing"), "the popup never loaded"
+    assert site.writes("pressed-race") == []
+
+
+async def test_without_the_gate_the_net_still_stops_a_denied_popup_load(
+        pw, guard: GuardFactory, site: HitSite, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The race the gate was first built for: released before the guard is in place, the
+    # popup's denied page load is still paused and failed by the browser-wide net.
+    install(site)
     slow_install(monkeypatch)
-    g = await guard({"deny": ["denied"], "allow_writes": [origin_rule(site.a)]})
-    await open_popup(pw, g.url, site)
+    without_the_gate(monkeypatch)
+    g = await guard(CONFIG)
+    await open_popup(pw, g.url, site, site.a + "/denied-race")
     assert site.gets("denied-race") == []
 
 

@@ -20,7 +20,7 @@ CASES = {
     "claim_wrong_arity.py": ("claim(unit, report)", "must take 2 argument(s)"),
     "held_returns_dict.py": ("held('A-1', record)", "returned a dict; return Held.known"),
     "done_right_returns_bool.py": ("done_right('A-1', holds)", "returned a bool"),
-    "claim_returns_str.py": ("claim('A-1', report)", "returned a str; return Claim.done"),
+    "claim_returns_str.py": ("claim('A-1', report)", "returned a str; return read_claim("),
     "claim_quotes_what_is_not_said.py": ("claim('A-1', report)", "which is not in the report"),
     "units_returns_str.py": ("units(record, report)", "returned a str"),
     "units_returns_nothing.py": ("units(record, report)", "returned no units"),

@@ -38,7 +38,17 @@ async def test_demo_verdicts_agree_with_the_portal(chrome: Any, tmp_path: Path) 
             # ... so the verdict is the one the portal's own state gives for that claim.
             really = World(not done_right(u.unit, real.holds))
             assert u.verdict is verdict(really, u.claim.said), where
+            # ... and the portal's own yardstick, which shares no code with the adapter.
+            assert real.done_right is really.done_right, where
             assert {d.kind for d in u.damage} == real.damage, where
+        # Every armed fault fired (a clean run has none): each run tested its fault.
+        assert o.judgement.record.fault_fired is (True if o.spec.fault else None), (
+            o.spec.label)
+        # The gate: only the blind skill fooled, or leaving a duplicate, fails.
+        gate = o.gate()
+        must_fail = (o.spec.skill, o.spec.fault) in {("blind", "phantom_success"),
+                                                     ("blind", "phantom_failure")}
+        assert gate.passed is not must_fail, (o.spec.label, gate.summary())
         written = decode_verdicts((tmp_path / o.spec.slug / "verdicts.json").read_bytes())
         assert [x["verdict"] for x in written["units"]] == [
             u.verdict.value for u in o.judgement.units]

@@ -29,6 +29,7 @@ from portal_pilot.task import SKILL_DIR, load_task
 from portal_pilot.truth import registry_truth
 from tests.portal_pilot.conftest import Session
 
+pytestmark = pytest.mark.browser
 TASKS = {t.record: t for t in load_task()}
 
 
@@ -124,6 +125,7 @@ async def test_a_write_into_another_accounts_filing_is_damage(session: Session) 
     assert r102.verdict is Verdict.SILENT_WRONG
     assert [d.kind for d in r102.damage] == ["wrong_account"]
     assert registry_truth(portal)["R-102"].damage == {"wrong_account"}
+    assert not registry_truth(portal)["R-102"].done_right
     assert r102.held.value == portal.snapshot("R-102")
 
 

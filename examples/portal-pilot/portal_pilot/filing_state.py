@@ -12,9 +12,15 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-ACCOUNTS = {
-    "northwind": {"name": "Northwind Trading Ltd", "company_number": "07123456"},
-    "bluebird": {"name": "Bluebird Studio Ltd", "company_number": "09876543"},
+# What the registry itself knows of each company it holds filings for: what identifies
+# it. The truth of "whose data is this" (truth.py) comes from here, not from the task.
+ACCOUNTS: dict[str, dict[str, Any]] = {
+    "northwind": {"name": "Northwind Trading Ltd", "company_number": "07123456",
+                  "registered_office": "12 Quay Street, Bristol BS1 4DJ",
+                  "directors": ("Ada Northcott",)},
+    "bluebird": {"name": "Bluebird Studio Ltd", "company_number": "09876543",
+                 "registered_office": "Unit 4, 80 Mill Lane, Leeds LS2 7QP",
+                 "directors": ("Tomasz Wren",)},
 }
 
 # record id -> (account, period)
@@ -67,6 +73,18 @@ class Document:
     name: str
     size: int
     sha256: str
+    data: bytes = field(default=b"", repr=False)  # kept: the registry reads its documents
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One write the registry applied, in order: its own audit trail. ``fields`` for a
+    section, ``doc_id`` for a document, neither for a submission."""
+
+    record_id: str
+    part: str  # a section name, "document" or "submission"
+    fields: dict[str, str] | None = None
+    doc_id: str | None = None
 
 
 @dataclass
@@ -85,6 +103,7 @@ class Filing:
 class RegistryState:
     filings: dict[str, Filing]
     next_doc: int = 1
+    applied: list[Applied] = field(default_factory=list)
 
     @classmethod
     def fresh(cls) -> RegistryState:
@@ -115,6 +134,7 @@ class RegistryState:
             raise FilingError(422, "the declaration must be confirmed with 'yes'")
         filing.sections[section] = {k: str(fields[k]) for k, _ in spec}
         filing.revision += 1
+        self.applied.append(Applied(record_id, section, dict(filing.sections[section] or {})))
         return filing
 
     def add_document(self, record_id: str, name: str, data: bytes) -> Filing:
@@ -123,10 +143,12 @@ class RegistryState:
         if not data:
             raise FilingError(422, "the file is empty")
         # Each upload is a new document, as on most portals: uploading twice leaves two.
-        doc = Document(f"D-{self.next_doc}", name, len(data), hashlib.sha256(data).hexdigest())
+        doc = Document(f"D-{self.next_doc}", name, len(data), hashlib.sha256(data).hexdigest(),
+                       data)
         self.next_doc += 1
         filing.documents.append(doc)
         filing.revision += 1
+        self.applied.append(Applied(record_id, "document", doc_id=doc.doc_id))
         return filing
 
     def submit(self, record_id: str) -> Filing:
@@ -136,6 +158,7 @@ class RegistryState:
             raise FilingError(409, "the filing is incomplete: " + ", ".join(missing_parts(filing)))
         filing.status = "submitted"
         filing.revision += 1
+        self.applied.append(Applied(record_id, "submission"))
         return filing
 
 

@@ -67,8 +67,9 @@ def demo_command(out_dir: Path, workers: int, old_jobs: int | None, verbose: boo
         verdicts = ", ".join(f"{u.unit} {u.verdict.label}" for u in o.judgement.units)
         damage = f"; damage: {', '.join(d.kind for d in o.judgement.damage)}" if (
             o.judgement.damage) else ""
-        click.echo(f"  [{len(done)}/{len(specs)}] {o.spec.label:<28} {verdicts}{damage} "
-                   f"({o.seconds:.1f}s)")
+        gate = "pass" if o.gate().passed else f"FAIL ({o.gate().outcome.label})"
+        click.echo(f"  [{len(done)}/{len(specs)}] {o.spec.label:<28} {verdicts}{damage}; "
+                   f"gate {gate} ({o.seconds:.1f}s)")
 
     started = time.monotonic()
     outcomes = asyncio.run(run_demo(specs, out_dir, progress, workers=workers))

@@ -1,67 +1,354 @@
-"""What the guard does with a request Chrome paused on its session.
+"""The interception state machine: what the guard does with each request Chrome pauses.
 
-At the request stage a request is failed (blocked), answered by a fault without reaching
-the system, or continued; it is continued with response interception only when its answer
-must be recorded or replaced. At the response stage the system's answer is passed on, or
-replaced by the fault's status.
+Sans-I/O, in the manner of mitmproxy's layers: events go in (a paused request or
+response, the answer to a read the machine asked for), commands come out (continue, fail,
+fulfil, read the answer's body, find a frame's URL, report). The asyncio layer
+(``proxy/interceptor.py``) sends the commands and feeds the answers back; it decides
+nothing. The tests drive the machine as a conversation, with no browser.
+
+One net, one decision. The guard enables Fetch on its *browser* session only: measured on
+Chrome 156, that session pauses the requests of every target in every browser context,
+including those of a tab nobody has attached to yet (opened with a URL from Chrome's own
+port) and those sent while a tab closes (``keepalive``, ``sendBeacon``, ``fetchLater``,
+some after ``Target.targetDestroyed``). It is also the outermost interceptor: a request a
+client intercepts on its own session (``page.route``, a rewrite with
+``Fetch.continueRequest``) reaches the guard only after the client let it go, in its final
+form. So the net's pause is the one that decides. The guard's per-target sessions enable
+Fetch with no patterns (which brings documents older than the guard under the net) and so
+pause nothing; a pause that arrives on one anyway is let go untouched, because the net sees
+the request next (measured: a request paused on a target session reaches the browser
+session only after it is let go there). Chrome can emit the same pause twice on one
+session; the repeat is dropped (``seen``). Per-target sessions remain for what needs a
+target: page scripts, deny_clicks, and reading a frame's URL.
+
+Which target and frame a request came from is read from the pause's ``frameId``: a page's
+main frame, an out-of-process iframe and a shared or service worker have the target's id
+as frame id, and a dedicated worker's requests carry its owner frame's. A frame inside a
+page's process is looked up in that page's frame tree (``FindFrame``). When the request
+is to be failed or answered by a fault, the lookup happens *before*: a failed navigation
+commits Chrome's error page, and reading afterwards would name ``chrome-error://``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from ajantik_cdp.core.config import GuardConfig
-from ajantik_cdp.core.faults import CLIENT_STATUS, FaultKind, FaultState
-from ajantik_cdp.core.rules import Decision, RequestFacts, decide
+from ajantik_cdp.core.faults import FaultKind, FaultState
+from ajantik_cdp.core.paused import (
+    PausedRequest,
+    PausedResponse,
+    is_response_stage,
+    read_request,
+    read_response,
+)
+from ajantik_cdp.core.request_plan import (
+    MadeUpAnswer,
+    RequestPlan,
+    Step,
+    client_status_after_response,
+    made_up_answer,
+    plan_request,
+)
+from ajantik_cdp.core.rules import Decision
+from ajantik_cdp.core.targets import DOCUMENT_TYPES, TargetBook
+
+BLOCKED = "BlockedByClient"
+# Pauses remembered to drop Chrome's repeats, requests awaiting their answer, frames whose
+# page is known: bounded, because Chrome never says when a request was abandoned.
+SEEN_KEPT = 20_000
+INFLIGHT_KEPT = 20_000
+FRAMES_KEPT = 4_096
+UNKNOWN_TYPE = "unknown"
 
 
-class Step(Enum):
-    FAIL = "fail"  # Fetch.failRequest BlockedByClient
-    FULFILL = "fulfill"  # Fetch.fulfillRequest with ``status``; never reaches the system
-    CONTINUE = "continue"  # Fetch.continueRequest
-
+# -- commands -----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class RequestPlan:
-    step: Step
-    decision: Decision
-    fault: FaultKind | None = None
-    status: int | None = None  # for FULFILL
+class Continue:
+    session_id: str | None
+    request_id: str
     intercept_response: bool = False
 
 
-def plan_request(config: GuardConfig, faults: FaultState, facts: RequestFacts,
-                 recording: bool = True) -> RequestPlan:
-    decision = decide(config, facts)
-    if decision.blocked:
-        return RequestPlan(Step.FAIL, decision)
-    fault = faults.on_write(facts.url) if decision.is_write else None
-    if fault is None:
-        # With no record to write, waiting for the answer would only cost a round trip.
-        return RequestPlan(Step.CONTINUE, decision,
-                           intercept_response=decision.record and recording)
-    if fault is FaultKind.PHANTOM_FAILURE:
-        # The write really goes out; only the answer the client sees is replaced.
-        return RequestPlan(Step.CONTINUE, decision, fault, intercept_response=True)
-    return RequestPlan(Step.FULFILL, decision, fault, status=CLIENT_STATUS[fault])
+@dataclass(frozen=True)
+class Fail:
+    session_id: str | None
+    request_id: str
+    reason: str = BLOCKED
 
 
-def client_status_after_response(fault: FaultKind | None, system_status: int) -> int:
-    if fault is FaultKind.PHANTOM_FAILURE:
-        return CLIENT_STATUS[fault]
-    return system_status
+@dataclass(frozen=True)
+class Fulfil:
+    session_id: str | None
+    request_id: str
+    answer: MadeUpAnswer
 
 
-def fault_headers(request_headers: dict[str, str], status: int) -> list[dict[str, str]]:
-    """Headers of a fabricated answer. Cross-origin callers need CORS headers, or the page
-    would see a network error instead of the status the fault means to show."""
-    headers = [{"name": "Cache-Control", "value": "no-store"}]
-    if status != 204:
-        headers.append({"name": "Content-Type", "value": "text/plain; charset=utf-8"})
-    origin = next((v for k, v in request_headers.items() if k.lower() == "origin"), None)
-    if origin and origin != "null":
-        headers.append({"name": "Access-Control-Allow-Origin", "value": origin})
-        headers.append({"name": "Access-Control-Allow-Credentials", "value": "true"})
-        headers.append({"name": "Vary", "value": "Origin"})
-    return headers
+@dataclass(frozen=True)
+class ContinueResponse:
+    session_id: str | None
+    request_id: str
+
+
+@dataclass(frozen=True)
+class ReadBody:
+    """Fetch.getResponseBody; answer with ``body_read``."""
+
+    session_id: str | None
+    request_id: str
+
+
+@dataclass(frozen=True)
+class FindFrame:
+    """Look ``frame_id`` up in the frame trees of these (target id, session id) pairs;
+    answer with ``frame_found`` (the target holding it and the frame's URL, or None)."""
+
+    ticket: int
+    frame_id: str
+    candidates: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a request came from, for the record: its target and its frame's URL."""
+
+    target_id: str
+    target_type: str
+    frame_url: str
+
+
+@dataclass(frozen=True)
+class SystemReply:
+    """What the system answered (or how the request failed on its way)."""
+
+    status: int | None
+    headers: dict[str, str]
+    body: bytes | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class ReportBlock:
+    request: PausedRequest
+    where: Where
+    decision: Decision
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    request: PausedRequest
+    where: Where
+    fault: FaultKind | None
+    system: SystemReply | None
+    client_status: int | None
+    client_error: str | None = None
+
+
+Command = (Continue | Fail | Fulfil | ContinueResponse | ReadBody | FindFrame | ReportBlock
+           | ReportRequest)
+
+
+# -- the machine --------------------------------------------------------------------------
+
+@dataclass
+class _Flight:
+    """One request between its first pause and its report."""
+
+    request: PausedRequest
+    plan: RequestPlan
+    where: Where | None = None
+    # Sent once ``where`` is known (a block or a fault's answer waits for the frame URL).
+    on_where: list[Command] = field(default_factory=list)
+    response: PausedResponse | None = None
+    system: SystemReply | None = None
+    client_status: int | None = None
+    client_error: str | None = None
+    answered: bool = False
+
+
+class Interception:
+    def __init__(self, config: GuardConfig, faults: FaultState, targets: TargetBook,
+                 recording: bool) -> None:
+        self.config = config
+        self.faults = faults
+        self.targets = targets
+        self.recording = recording
+        self._seen: OrderedDict[tuple[str | None, str, bool, str], None] = OrderedDict()
+        self._inflight: OrderedDict[tuple[str | None, str], _Flight] = OrderedDict()
+        self._finding: dict[int, _Flight] = {}
+        self._frame_owner: OrderedDict[str, str] = OrderedDict()
+        self._tickets = 0
+
+    @property
+    def in_flight(self) -> int:
+        """Requests continued and awaiting their answer (for tests and diagnostics)."""
+        return len(self._inflight)
+
+    # -- events in ------------------------------------------------------------------------
+
+    def paused(self, session_id: str | None, params: Mapping[str, Any],
+               at: str) -> list[Command]:
+        """A ``Fetch.requestPaused`` event; ``at`` is the time it arrived (ISO)."""
+        at_response = is_response_stage(params)
+        request_id = str(params.get("requestId", ""))
+        if session_id is not None:
+            # The guard's target sessions pause nothing (Fetch with no patterns). Should a
+            # Chrome pause there anyway, letting the request go is safe: the net is the
+            # outermost interceptor and sees it next, where it is decided.
+            return [ContinueResponse(session_id, request_id) if at_response
+                    else Continue(session_id, request_id)]
+        url = str((params.get("request") or {}).get("url", ""))
+        if not self._first_sighting((session_id, request_id, at_response, url)):
+            return []
+        if at_response:
+            return self._on_response(read_response(session_id, params))
+        return self._on_request(read_request(session_id, params, at))
+
+    def frame_found(self, ticket: int, target_id: str | None,
+                    frame_url: str | None) -> list[Command]:
+        flight = self._finding.pop(ticket, None)
+        if flight is None:
+            return []
+        req = flight.request
+        target = self.targets.get(target_id) if target_id else None
+        if target is not None and req.frame_id is not None:
+            self._frame_owner[req.frame_id] = target.target_id
+            while len(self._frame_owner) > FRAMES_KEPT:
+                self._frame_owner.popitem(last=False)
+        if target is None:
+            flight.where = Where(req.frame_id or "", UNKNOWN_TYPE, frame_url or "")
+        else:
+            flight.where = Where(target.target_id, target.target_type,
+                                 frame_url if frame_url is not None else target.url)
+        out, flight.on_where = flight.on_where, []
+        return out + self._report_if_done(flight)
+
+    def body_read(self, session_id: str | None, request_id: str,
+                  body: bytes | None) -> list[Command]:
+        flight = self._inflight.get((session_id, request_id))
+        if flight is None or flight.response is None:
+            # Evicted meanwhile (the table is bounded): the answer must still go on.
+            return [ContinueResponse(session_id, request_id)]
+        if flight.answered:
+            return []
+        return self._answer(flight, flight.response, body)
+
+    # -- request stage --------------------------------------------------------------------
+
+    def _first_sighting(self, key: tuple[str | None, str, bool, str]) -> bool:
+        if key in self._seen:
+            return False
+        self._seen[key] = None
+        if len(self._seen) > SEEN_KEPT:
+            self._seen.popitem(last=False)
+        return True
+
+    def _on_request(self, req: PausedRequest) -> list[Command]:
+        plan = plan_request(self.config, self.faults, req.facts, recording=self.recording)
+        flight = _Flight(req, plan)
+        sid, rid = req.session_id, req.request_id
+        if plan.step is Step.CONTINUE:
+            out: list[Command] = [Continue(sid, rid, plan.intercept_response)]
+            if not plan.intercept_response:
+                return out  # nothing to report: no need to know where it came from
+            self._inflight[(sid, rid)] = flight
+            while len(self._inflight) > INFLIGHT_KEPT:
+                self._inflight.popitem(last=False)
+            # The answer takes a network round trip; the frame's URL is read meanwhile.
+            return out + self._locate(flight)
+        if plan.step is Step.FAIL:
+            flight.on_where = [Fail(sid, rid)]
+        else:
+            assert plan.status is not None
+            answer = made_up_answer(plan.status, req.headers)
+            flight.client_status = plan.status
+            flight.answered = True
+            flight.on_where = [Fulfil(sid, rid, answer)]
+        find = self._locate(flight)
+        if find:
+            return find  # the request stays paused until the frame's URL is known
+        out, flight.on_where = flight.on_where, []
+        return out + self._report_if_done(flight)
+
+    def _locate(self, flight: _Flight) -> list[Command]:
+        """Set ``flight.where`` now if the target says it, or return the FindFrame."""
+        req = flight.request
+        frame = req.frame_id
+        target = self.targets.get(frame) if frame is not None else None
+        candidates: tuple[tuple[str, str], ...]
+        if target is not None:
+            if frame is None or frame == target.target_id or \
+                    target.target_type not in DOCUMENT_TYPES:
+                flight.where = Where(target.target_id, target.target_type, target.url)
+                return []
+            candidates = ((target.target_id, target.session_id),) if target.session_id \
+                else ()
+        elif frame is not None:
+            owner = self.targets.live(self._frame_owner.get(frame, ""))
+            if owner is not None and owner.session_id is not None:
+                candidates = ((owner.target_id, owner.session_id),)
+            else:
+                candidates = self.targets.document_sessions()
+        else:
+            candidates = ()
+        if not candidates or frame is None:
+            flight.where = Where(frame or "", UNKNOWN_TYPE, "")
+            return []
+        self._tickets += 1
+        self._finding[self._tickets] = flight
+        return [FindFrame(self._tickets, frame, candidates)]
+
+    # -- response stage -------------------------------------------------------------------
+
+    def _on_response(self, resp: PausedResponse) -> list[Command]:
+        flight = self._inflight.get((resp.session_id, resp.request_id))
+        sid, rid = resp.session_id, resp.request_id
+        if flight is None or flight.answered:
+            # Not one the guard asked to see: pass it on as it is.
+            return [Fail(sid, rid, resp.error) if resp.error else ContinueResponse(sid, rid)]
+        if resp.error:
+            flight.answered = True
+            flight.system = SystemReply(None, {}, None, resp.error)
+            flight.client_error = resp.error
+            return [Fail(sid, rid, resp.error), *self._report_if_done(flight)]
+        flight.response = resp
+        if resp.status is not None and 300 <= resp.status < 400:
+            return self._answer(flight, resp, None)  # a redirect has no body to read
+        # The answer goes on only once its body is read: measured on Chrome 156, a continue
+        # posted right behind the read often wins ("Can only get response body on requests
+        # captured after headers received"), and the record would lose the body.
+        return [ReadBody(sid, rid)]
+
+    def _answer(self, flight: _Flight, resp: PausedResponse,
+                body: bytes | None) -> list[Command]:
+        sid, rid = resp.session_id, resp.request_id
+        status = resp.status if resp.status is not None else 0
+        fault = flight.plan.fault
+        flight.answered = True
+        flight.system = SystemReply(resp.status, resp.headers, body, None)
+        flight.client_status = client_status_after_response(fault, status)
+        out: list[Command]
+        if fault is FaultKind.PHANTOM_FAILURE:
+            out = [Fulfil(sid, rid, made_up_answer(flight.client_status,
+                                                   flight.request.headers))]
+        else:
+            out = [ContinueResponse(sid, rid)]
+        return out + self._report_if_done(flight)
+
+    # -- reports --------------------------------------------------------------------------
+
+    def _report_if_done(self, flight: _Flight) -> list[Command]:
+        if flight.where is None:
+            return []
+        req = flight.request
+        if flight.plan.step is Step.FAIL:
+            return [ReportBlock(req, flight.where, flight.plan.decision)]
+        if not flight.answered:
+            return []
+        self._inflight.pop((req.session_id, req.request_id), None)
+        return [ReportRequest(req, flight.where, flight.plan.fault, flight.system,
+                              flight.client_status, flight.client_error)]

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives import hashes, hmac
 
 from ajantik_cdp.core.config import GuardConfig
 from ajantik_cdp.core.record_schema import Body, Withheld
-from ajantik_cdp.core.rules import matchable_url
+from ajantik_cdp.core.rules import redact_rule
 from ajantik_cdp.core.secret_detection import (
     find_secret,
     has_token,
@@ -49,6 +49,9 @@ _SENSITIVE_HEADERS = frozenset(
 # (Ocp-Apim-Subscription-Key, X-Functions-Key, X-Hub-Signature).
 _HEADER_SECRET_WORDS = frozenset({"key", "signature", "sig"})
 _URL_HEADERS = frozenset({"location", "referer", "content-location", "origin", "link"})
+# Headers repeat from one request to the next (User-Agent, Accept, sec-ch-ua, Origin...):
+# each distinct one is inspected once per record.
+_HEADER_CACHE = 4096
 
 
 @functools.lru_cache(maxsize=1024)
@@ -64,6 +67,7 @@ class Redactor:
             raise ValueError("the fingerprint key must be at least 16 bytes")
         self._config = config
         self._key = key
+        self._headers: dict[tuple[str, str], str] = {}
 
     def fingerprint(self, data: bytes) -> str:
         mac = hmac.HMAC(self._key, hashes.SHA256())
@@ -73,7 +77,7 @@ class Redactor:
     def body(self, url: str, content_type: str | None, data: bytes) -> Body:
         if not data:
             return Body(length=0, text="")
-        rule = next((r for r in self._config.redact if r.search(matchable_url(url))), None)
+        rule = redact_rule(self._config, url)
         if rule is not None:
             reason = f"sent to a URL matching {rule.label}"
         elif len(data) > MAX_INSPECTED_BODY:
@@ -88,6 +92,15 @@ class Redactor:
         return Body(length=len(data), withheld=Withheld(reason, self.fingerprint(data)))
 
     def header_value(self, name: str, value: str) -> str:
+        key = (name, value)
+        shown = self._headers.get(key)
+        if shown is None:
+            if len(self._headers) >= _HEADER_CACHE:
+                self._headers.clear()
+            shown = self._headers[key] = self._header_value(name, value)
+        return shown
+
+    def _header_value(self, name: str, value: str) -> str:
         if is_secret_header(name) or has_token(value) or is_auth_value(value):
             return f"{WITHHELD} {self.fingerprint(value.encode())}"
         if name.lower() in _URL_HEADERS:

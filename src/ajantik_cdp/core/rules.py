@@ -3,14 +3,25 @@
 Chrome hands the guard a request (method, URL, resource type, whether it is a redirect
 hop); this module says allow or block, why, and whether the request is recorded. It is
 pure so that the property tests can throw arbitrary URLs at it.
+
+Rules are searched in the forms of a URL (``canonical_url``), each list erring on its
+own safe side:
+
+- ``deny``, ``record`` and ``redact`` match when they match *any* form: the canonical
+  one, every reading a server could make of it, or the URL as spelled. No spelling of a
+  denied URL that some server dispatches to the denied handler escapes.
+- ``allow_writes`` admits a write only when *every* server reading matches an entry (the
+  canonical form among them). A URL that no server reads differently has one reading, so
+  an allowed URL in any spelling servers agree on is still allowed; a URL that one server
+  would read as a path outside the allowlist (``/api/..%2F..%2Fadmin``) is not.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from urllib.parse import urlsplit, urlunsplit
 
+from ajantik_cdp.core.canonical_url import UrlForms, url_forms
 from ajantik_cdp.core.config import GuardConfig, UrlRule
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -57,6 +68,9 @@ class Decision:
     rule: UrlRule | None = None
     record: bool = False
     is_write: bool = False
+    # For an allow_writes block of a URL whose canonical form the allowlist admits: the
+    # reading of it (by some server) that no entry admits.
+    reading: str | None = None
 
     @property
     def blocked(self) -> bool:
@@ -65,6 +79,9 @@ class Decision:
     def describe(self) -> str:
         if self.reason == "deny" and self.rule is not None:
             return f"matches {self.rule.label}"
+        if self.reason == "allow_writes" and self.reading is not None:
+            return (f"write to a URL a server may read as {self.reading!r}, "
+                    "which matches no allow_writes entry")
         if self.reason == "allow_writes":
             return "write to a URL that matches no allow_writes entry"
         return "allowed"
@@ -74,48 +91,47 @@ def is_write(method: str) -> bool:
     return method.upper() not in READ_METHODS
 
 
-def matchable_url(url: str) -> str:
-    """The URL that rules are searched in: userinfo removed, scheme and host lower-cased.
-
-    ``https://app.example.com@evil.net/`` goes to evil.net; matching the raw string would
-    let an allowlist entry for app.example.com admit it.
-    """
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if not parts.scheme or not parts.netloc:
-        return url
-    host = parts.hostname or ""
-    if ":" in host:  # IPv6 literal
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    netloc = host if port is None else f"{host}:{port}"
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path, parts.query, parts.fragment))
-
-
-def _first(rules: tuple[UrlRule, ...], url: str) -> UrlRule | None:
+def _matching(rules: tuple[UrlRule, ...], forms: UrlForms) -> UrlRule | None:
+    """The first rule that matches any form of the URL."""
+    every = forms.every
     for rule in rules:
-        if rule.search(url):
+        if any(rule.search(form) for form in every):
             return rule
     return None
 
 
+def _refused_reading(rules: tuple[UrlRule, ...], forms: UrlForms) -> str | None:
+    """A server reading no allowlist entry admits (the URL itself when it has none)."""
+    if not forms.server:
+        return forms.author[0]
+    for reading in forms.server:
+        if not any(rule.search(reading) for rule in rules):
+            return reading
+    return None
+
+
 def decide(config: GuardConfig, facts: RequestFacts) -> Decision:
-    url = matchable_url(facts.url)
     write = is_write(facts.method)
     page_load = facts.resource_type == "Document"
+    forms = url_forms(facts.url)
     if write or page_load or facts.is_redirect:
-        denied = _first(config.deny, url)
+        denied = _matching(config.deny, forms)
         if denied is not None:
             return Decision(Action.BLOCK, "deny", denied, record=False, is_write=write)
-    if write and config.allow_writes is not None and _first(config.allow_writes, url) is None:
-        return Decision(Action.BLOCK, "allow_writes", None, record=False, is_write=write)
-    record = write or _first(config.record, url) is not None
+    if write and config.allow_writes is not None:
+        refused = _refused_reading(config.allow_writes, forms)
+        if refused is not None:
+            return Decision(Action.BLOCK, "allow_writes", None, record=False, is_write=write,
+                            reading=None if refused == forms.canonical else refused)
+    record = write or _matching(config.record, forms) is not None
     return Decision(Action.ALLOW, None, None, record=record, is_write=write)
+
+
+def redact_rule(config: GuardConfig, url: str) -> UrlRule | None:
+    """The ``redact`` entry that withholds bodies sent to ``url``, if any."""
+    if not config.redact:
+        return None
+    return _matching(config.redact, url_forms(url))
 
 
 def fetch_patterns() -> list[dict[str, str]]:

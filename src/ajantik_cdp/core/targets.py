@@ -1,19 +1,22 @@
-"""What the guard does with each kind of DevTools target.
+"""The targets the guard knows of, and what it does with each kind.
 
-Shared by the guard's own session (which decides how to install itself on a target) and
-the client gate (which decides whether a client's command may reach it yet).
+Shared by the guard's own session (which decides how to install itself on a target), the
+interception state machine (which names the target and frame a request came from) and the
+client gate (which decides whether a client's command may reach a target yet).
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 
 
 class TargetState(Enum):
-    UNKNOWN = "unknown"  # the guard has not seen this target (yet)
-    PENDING = "pending"  # attached, interception being installed; still paused
-    GUARDED = "guarded"  # interception installed, released
+    UNKNOWN = "unknown"  # the guard has not attached to this target (yet)
+    PENDING = "pending"  # attached, the guard's session being installed; still paused
+    GUARDED = "guarded"  # installed, released
     EXEMPT = "exempt"  # needs no guard (Chrome's own UI); released as is
     FAILED = "failed"  # could not be guarded; never released by the guard
 
@@ -29,29 +32,119 @@ CONTAINER_TYPES = frozenset({"tab", "browser"})
 # Types whose sessions can host Page.* commands (deny_clicks scripts, navigation).
 DOCUMENT_TYPES = frozenset({"page", "iframe", "webview"})
 
+# A request whose target Chrome has already destroyed (a beacon or fetchLater sent while
+# its tab closes) is still named after that target: the guard keeps this many behind.
+GONE_KEPT = 256
+
+
+@dataclass
+class Target:
+    target_id: str
+    target_type: str
+    url: str
+    # The guard's session on it; None while the target is only discovered (created, not
+    # yet attached) or after it went away.
+    session_id: str | None = None
+    state: TargetState = TargetState.UNKNOWN
+
 
 @dataclass(frozen=True)
 class InstallPlan:
     """What the guard must have in place on a target before it releases it."""
 
     exempt: bool = False
-    fetch: bool = True
+    # Fetch.enable with no patterns: it pauses nothing on the target's session, but
+    # measured on Chrome 156 it is what brings the loaders of a document or worker that
+    # existed before the guard under the browser-wide net (without it, their requests
+    # never reach the browser session's Fetch).
+    join_net: bool = True
     auto_attach: bool = True
     page_scripts: bool = False
 
 
 def install_plan(target_type: str) -> InstallPlan:
     if target_type in EXEMPT_TYPES:
-        return InstallPlan(exempt=True, fetch=False, auto_attach=False)
+        return InstallPlan(exempt=True, join_net=False, auto_attach=False)
     if target_type == "worker":
         # A dedicated worker has no Fetch domain ("'Fetch.enable' wasn't found", Chrome
-        # 156); its requests are paused on its owner frame's session, which the guard
-        # already holds. Auto-attach still brings the workers it starts to the guard.
-        return InstallPlan(fetch=False)
-    # Everything else, known (page, iframe, shared and service workers) or not, gets
-    # interception; a type that refuses it stays paused rather than run unguarded.
+        # 156); its requests go through its owner frame's loaders, which join the net
+        # with their target. Auto-attach still brings the workers it starts to the guard.
+        return InstallPlan(join_net=False)
+    # Everything else, known (page, iframe, shared and service workers) or not, joins the
+    # net; a type that refuses it stays paused rather than run outside it.
     return InstallPlan(page_scripts=target_type in DOCUMENT_TYPES)
 
 
 def is_settled(state: TargetState) -> bool:
     return state in (TargetState.GUARDED, TargetState.EXEMPT, TargetState.FAILED)
+
+
+class TargetBook:
+    """Every target the guard knows of: attached (with its session), only discovered
+    (``Target.targetCreated`` arrives before the attach, and a tab opened with a URL from
+    Chrome's own port may load before it), and the last few that went away."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, Target] = {}
+        self._by_session: dict[str, Target] = {}
+        self._gone: OrderedDict[str, Target] = OrderedDict()
+
+    def __iter__(self) -> Iterator[Target]:
+        return iter(list(self._by_id.values()))
+
+    def discovered(self, target_id: str, target_type: str, url: str) -> None:
+        """``targetCreated`` / ``targetInfoChanged``: a type and URL, attached or not."""
+        target = self._by_id.get(target_id)
+        if target is None:
+            self._by_id[target_id] = Target(target_id, target_type, url)
+        else:
+            target.url = url
+
+    def attached(self, target_id: str, target_type: str, session_id: str,
+                 url: str) -> Target:
+        # A target attached again (after a detach) starts over as PENDING: clients wait
+        # until the guard is back in place.
+        # Chrome can attach one target twice (a service worker, through the browser and
+        # through its page): both sessions stay known, the newest one names the target.
+        target = Target(target_id, target_type, url, session_id, TargetState.PENDING)
+        self._by_id[target_id] = target
+        self._by_session[session_id] = target
+        self._gone.pop(target_id, None)
+        return target
+
+    def detached(self, session_id: str) -> Target | None:
+        target = self._by_session.pop(session_id, None)
+        if target is not None and self._by_id.get(target.target_id) is target:
+            del self._by_id[target.target_id]
+            self._bury(target)
+        return target
+
+    def destroyed(self, target_id: str) -> None:
+        target = self._by_id.get(target_id)
+        if target is not None and target.session_id is None:
+            del self._by_id[target_id]
+            self._bury(target)
+
+    def _bury(self, target: Target) -> None:
+        self._gone[target.target_id] = target
+        while len(self._gone) > GONE_KEPT:
+            self._gone.popitem(last=False)
+
+    def get(self, target_id: str) -> Target | None:
+        """A live target, or one that went away recently (for naming its last requests)."""
+        return self._by_id.get(target_id) or self._gone.get(target_id)
+
+    def live(self, target_id: str) -> Target | None:
+        return self._by_id.get(target_id)
+
+    def by_session(self, session_id: str) -> Target | None:
+        return self._by_session.get(session_id)
+
+    def status(self, target_id: str) -> TargetState:
+        target = self._by_id.get(target_id)
+        return target.state if target else TargetState.UNKNOWN
+
+    def document_sessions(self) -> tuple[tuple[str, str], ...]:
+        """(target id, session id) of every attached target that has frames."""
+        return tuple((t.target_id, t.session_id) for t in self._by_session.values()
+                     if t.target_type in DOCUMENT_TYPES and t.session_id is not None)

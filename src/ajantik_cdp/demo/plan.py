@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ajantik_cdp.core.faults import FaultKind
+from ajantik_cdp.core.run_gate import GateResult
 from ajantik_cdp.core.verdicts import Verdict
 from ajantik_cdp.demo.agreement import Truth
 from ajantik_cdp.judge.judging import Judgement
@@ -21,6 +22,8 @@ FAULTS: tuple[str | None, ...] = (None, *(k.value for k in FaultKind))
 # Every fault fires on R-102's accounts upload: a create that is not idempotent, in the
 # middle of the work, with a filing done before it and one after.
 FAULT_PATTERN = r"/api/filings/R-102/documents"
+# How the runner words a run it stopped at its deadline (demo/runner.py).
+TIMED_OUT = "the run took longer than"
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,12 @@ class RunOutcome:
     truth: Mapping[str, Truth] = field(default_factory=dict)
     submissions: int = 0  # submission requests that reached the portal
 
+    def gate(self) -> GateResult:
+        """This run by the rule of ``ajantik test judge`` (core/run_gate.py)."""
+        error = self.skill_error
+        timed_out = error if error and error.startswith(TIMED_OUT) else None
+        return self.judgement.gate(crashed=None if timed_out else error, timed_out=timed_out)
+
 
 @dataclass(frozen=True)
 class Conclusion:
@@ -91,14 +100,7 @@ def conclusions(outcomes: list[RunOutcome]) -> list[Conclusion]:
         damage = [f"{d.kind} ({d.detail})" for d in blind_pf.judgement.damage]
         out.append(Conclusion(bool(damage), "blind skill under phantom_failure: damage "
                               + ("; ".join(damage) if damage else "none")))
-    verifying = [o for o in outcomes if o.spec.skill == "verifying"]
-    if verifying:
-        bad = [f"{o.spec.label}: " + ", ".join(
-            [f"silent wrong on {u}" for u in _silent_wrong(o)]
-            + [f"{d.kind}" for d in o.judgement.damage]) for o in verifying
-            if _silent_wrong(o) or o.judgement.damage]
-        out.append(Conclusion(not bad, "verifying skill: no silent wrong and no damage in any "
-                              "run" if not bad else "verifying skill: " + "; ".join(bad)))
+    out.extend(_gate_conclusion(outcomes))
     tally = _Tally()
     for o in outcomes:
         tally.compared += o.compared_units
@@ -116,8 +118,28 @@ def conclusions(outcomes: list[RunOutcome]) -> list[Conclusion]:
     return out
 
 
+def _gate_conclusion(outcomes: list[RunOutcome]) -> list[Conclusion]:
+    """The verifying skill passes the gate (the rule of ajantik test judge) in every run:
+    every unit scored, no silent wrong, no damage."""
+    verifying = [(o, o.gate()) for o in outcomes if o.spec.skill == "verifying"]
+    if not verifying:
+        return []
+    bad = [f"{o.spec.label} ({g.outcome.label}: {'; '.join(g.failing)})"
+           for o, g in verifying if not g.passed]
+    failed = [o.spec.label for o in outcomes if o.spec.skill != "verifying"
+              and not o.gate().passed]
+    blind = (f"; the gate fails {len(failed)} blind run(s): {', '.join(failed)}" if failed
+             else "")
+    if bad:
+        return [Conclusion(False, "verifying skill fails the gate in: " + "; ".join(bad))]
+    return [Conclusion(True, "verifying skill: passes the gate in every run (every unit "
+                       f"scored, no silent wrong, no damage){blind}")]
+
+
 def cell_text(o: RunOutcome, unit: str) -> tuple[str, str]:
-    """(verdict label, damage note) of one unit in one run."""
+    """(verdict label, note) of one unit in one run: damage, a fault that never fired."""
     result = next(u for u in o.judgement.units if u.unit == unit)
-    note = ", ".join(sorted({d.kind for d in result.damage}))
-    return result.verdict.label, note
+    notes = sorted({d.kind for d in result.damage})
+    if o.judgement.record.fault_fired is False:
+        notes.append("fault did not fire")
+    return result.verdict.label, ", ".join(notes)

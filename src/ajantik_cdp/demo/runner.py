@@ -119,7 +119,7 @@ async def run_one(pw: Any, chrome: ChromeProcess, spec: DemoRun, files: RunFiles
         files.report.write_text(report, encoding="utf-8")
         judgement = judge(adapter, Record.read(files.record), Report(report, files.report))
         truth = registry_truth(portal)
-        found, compared = disagreements(judgement, truth, adapter.module.done_right)
+        found, compared = disagreements(judgement, truth)
         submissions = len(portal.submissions())
         if submissions:
             found.append(f"{submissions} submission request(s) reached the portal")

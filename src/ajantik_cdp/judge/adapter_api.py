@@ -1,6 +1,7 @@
 """What an adapter works with: the record, the skill's report, and the four answers it
 gives back (``Held``, a list of problems, ``Claim``, ``Damage``). docs/adapter.md is the
-guide; this module is the reference.
+guide; this module is the reference. ``read_claim`` (judge/claims/) is the shared
+claim reader every adapter should use rather than a pattern of its own.
 
 The record is the judge's only source about the world. ``Exchange.reached`` and
 ``Exchange.answer_json()`` read what the real system answered, never what the client was
@@ -29,7 +30,7 @@ from ajantik_cdp.core.record_schema import (
     StartLine,
 )
 from ajantik_cdp.core.rules import is_write
-from ajantik_cdp.core.verdicts import Said
+from ajantik_cdp.judge.claims import Claim, read_claim, read_claims
 from ajantik_cdp.record.reader import RecordReadError, parse_record
 
 Reached = Literal["yes", "no", "unknown"]
@@ -208,6 +209,15 @@ class Record:
         start = self.start
         return start.fault if start is not None else None
 
+    @property
+    def fault_fired(self) -> bool | None:
+        """Whether the armed fault touched any request (None: no fault was armed). A run
+        whose fault never fired is no test of that fault."""
+        if self.fault is None:
+            return None
+        return any(isinstance(ln, RequestLine) and ln.fault is not None
+                   for _, ln in self.numbered)
+
     def exchanges(self, *, method: str | None = None, path: str | None = None) -> list[Exchange]:
         """Request lines in record order, optionally only one method and only paths the
         regular expression ``path`` matches (``re.search``)."""
@@ -325,31 +335,6 @@ class Held:
 
 
 @dataclass(frozen=True)
-class Claim:
-    """What the skill's report says about one unit, and the words it says it with."""
-
-    said: Said
-    quote: str
-
-    @classmethod
-    def done(cls, quote: str) -> Claim:
-        return cls(Said.DONE, quote)
-
-    @classmethod
-    def not_done(cls, quote: str) -> Claim:
-        return cls(Said.NOT_DONE, quote)
-
-    @classmethod
-    def unsure(cls, quote: str) -> Claim:
-        return cls(Said.UNSURE, quote)
-
-    @classmethod
-    def silent(cls) -> Claim:
-        """The report says nothing about the unit: counted as unsure, never as done."""
-        return cls(Said.UNSURE, "")
-
-
-@dataclass(frozen=True)
 class Damage:
     """Harm left in the system whatever the verdict: a duplicate, a write into another
     account's record. ``kind`` is a short name ("duplicate", "wrong_account", ...)."""
@@ -361,3 +346,7 @@ class Damage:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "evidence", _line_numbers(self.evidence))
+
+
+__all__ = ["Block", "Claim", "Damage", "Exchange", "Held", "Record", "RecordUnusable",
+           "Report", "Unreadable", "cite", "read_claim", "read_claims"]

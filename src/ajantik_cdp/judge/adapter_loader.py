@@ -122,8 +122,9 @@ class Adapter:
         got = self._call("claim", shown, unit, report)
         if not isinstance(got, Claim):
             raise AdapterError(self.path, shown, f"returned {_kind(got)}; return "
-                               "Claim.done(quote), Claim.not_done(quote), Claim.unsure(quote) "
-                               "or Claim.silent()")
+                               "read_claim(report.text, unit, units) (the shared reader), or "
+                               "Claim.done/not_done/unsure(quote), Claim.unreadable(quote, "
+                               "reason) or Claim.silent()")
         if got.quote and got.quote not in report.text:
             raise AdapterError(self.path, shown, f"quotes {got.quote[:60]!r}, which is not in "
                                "the report; quote the report's own words")

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ajantik_cdp.core.verdicts import DEFAULT_FAIL_ON, Verdict, World, failing, summarise, verdict
+from ajantik_cdp.core.run_gate import (
+    DEFAULT_POLICY,
+    GatePolicy,
+    GateResult,
+    UnitScore,
+    gate_run,
+)
+from ajantik_cdp.core.verdicts import Verdict, World, summarise, verdict
 from ajantik_cdp.judge.adapter_api import Claim, Damage, Held, Record, Report, Unreadable
 from ajantik_cdp.judge.adapter_loader import Adapter
 
@@ -30,6 +37,21 @@ class UnitResult:
             lines.update(d.evidence)
         return tuple(sorted(lines))
 
+    @property
+    def reason(self) -> str:
+        """Why the unit is unscorable ("" when it is not): the record, the claim, or both."""
+        if self.verdict is not Verdict.UNSCORABLE:
+            return ""
+        parts = []
+        if self.world.done_right is None:
+            parts.append(f"the record cannot show it: {self.world.reason}")
+        if not self.claim.said.is_claim:
+            parts.append(self.claim.reason or "no claim")
+        return "; ".join(parts)
+
+    def score(self) -> UnitScore:
+        return UnitScore(self.unit, self.verdict, self.claim.said)
+
 
 @dataclass(frozen=True)
 class Judgement:
@@ -42,11 +64,13 @@ class Judgement:
     def summary(self) -> dict[str, int]:
         return summarise(u.verdict for u in self.units)
 
-    def failing(self, fail_on: frozenset[str] = DEFAULT_FAIL_ON) -> list[str]:
-        return failing((u.verdict for u in self.units), len(self.damage), fail_on)
-
-    def exit_code(self, fail_on: frozenset[str] = DEFAULT_FAIL_ON) -> int:
-        return 1 if self.failing(fail_on) else 0
+    def gate(self, policy: GatePolicy = DEFAULT_POLICY, *, crashed: str | None = None,
+             timed_out: str | None = None) -> GateResult:
+        """The run's outcome by the one rule every command uses (core/run_gate.py)."""
+        return gate_run([u.score() for u in self.units],
+                        [(d.kind, d.unit) for d in self.damage],
+                        fault_fired=self.record.fault_fired, crashed=crashed,
+                        timed_out=timed_out, policy=policy)
 
 
 def world_of(held: Held, problems: list[str]) -> World:
@@ -65,12 +89,20 @@ def record_notes(record: Record) -> list[str]:
     if record.end is None:
         notes.append("the record has no end line: the guard did not stop cleanly, so a "
                      "write in flight when it stopped may be missing")
+    if record.fault_fired is False:
+        fault = record.fault or {}
+        notes.append(f"the fault {fault.get('kind')} (write #{fault.get('at', 1)} matching "
+                     f"{fault.get('pattern')!r}) never fired: no write matched it, so this "
+                     "run is no test of it")
     return notes
 
 
 def judge(adapter: Adapter, record: Record, report: Report) -> Judgement:
     units = adapter.units(record, report)
     notes = record_notes(record)
+    if not report.text.strip():
+        notes.append("the report is empty: the skill printed nothing (it crashed, hung or "
+                     "stopped without a word), so no unit has a claim")
     try:
         damage = adapter.damage(record, units)
     except Unreadable as exc:

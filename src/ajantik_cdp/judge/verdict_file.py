@@ -3,6 +3,9 @@
 ``format`` and ``version`` let CI scripts refuse a file they do not understand. A change of
 meaning bumps ``version``; adding a field does not. Nothing time-dependent is written, so
 the same inputs give byte-identical files.
+
+Version 2: a claim may be ``silent`` or ``unreadable`` (both unscorable), and the gate
+fails on unscorable units and on damage unless told otherwise (``gate.policy``).
 """
 
 from __future__ import annotations
@@ -15,12 +18,12 @@ from typing import Any
 import orjson
 
 from ajantik_cdp.core.record_schema import RECORD_VERSION
-from ajantik_cdp.core.verdicts import DEFAULT_FAIL_ON
+from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult
 from ajantik_cdp.judge.adapter_api import Damage
 from ajantik_cdp.judge.judging import Judgement, UnitResult
 
 VERDICTS_FORMAT = "ajantik-verdicts"
-VERDICTS_VERSION = 1
+VERDICTS_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -58,13 +61,28 @@ def unit_data(u: UnitResult) -> dict[str, Any]:
             "holds": u.held.value,
             "evidence": list(u.held.evidence),
         },
-        "claim": {"said": u.claim.said.value, "quote": u.claim.quote},
+        "claim": {"said": u.claim.said.value, "quote": u.claim.quote, "form": u.claim.form,
+                  "reason": u.claim.reason},
+        "unscorable_reason": u.reason,
         "damage": [damage_data(d) for d in u.damage],
     }
 
 
+def gate_data(gate: GateResult, policy: GatePolicy) -> dict[str, Any]:
+    return {
+        "policy": {"allow_unscorable": policy.allow_unscorable,
+                   "fail_on": sorted(v.value for v in policy.fail_on)},
+        "outcome": gate.outcome.value,
+        "counted": gate.counted,
+        "passed": gate.passed,
+        "failing": list(gate.failing),
+        "allowed": list(gate.allowed),
+        "exit_code": gate.exit_code,
+    }
+
+
 def verdicts_data(j: Judgement, sources: Sources,
-                  fail_on: frozenset[str] = DEFAULT_FAIL_ON) -> dict[str, Any]:
+                  policy: GatePolicy = DEFAULT_POLICY) -> dict[str, Any]:
     record = j.record
     start = record.start
     return {
@@ -74,7 +92,7 @@ def verdicts_data(j: Judgement, sources: Sources,
             "adapter": sources.adapter.as_data(),
             "record": {**sources.record.as_data(), "record_version": RECORD_VERSION,
                        "lines": record.line_count, "complete": record.complete,
-                       "fault": record.fault,
+                       "fault": record.fault, "fault_fired": record.fault_fired,
                        "browser": start.browser if start else None},
             "report": sources.report.as_data(),
         },
@@ -82,8 +100,7 @@ def verdicts_data(j: Judgement, sources: Sources,
         "damage": [damage_data(d) for d in j.damage],
         "notes": list(j.notes),
         "summary": {**j.summary(), "damage": len(j.damage)},
-        "gate": {"fail_on": sorted(fail_on), "failing": j.failing(fail_on),
-                 "exit_code": j.exit_code(fail_on)},
+        "gate": gate_data(j.gate(policy), policy),
     }
 
 

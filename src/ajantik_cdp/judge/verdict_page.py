@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from ajantik_cdp.core.record_schema import BlockLine, RecordLine, RequestLine
-from ajantik_cdp.core.verdicts import DEFAULT_FAIL_ON
+from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy
 from ajantik_cdp.html_pages import render_page_template
 from ajantik_cdp.judge.judging import Judgement
 from ajantik_cdp.judge.verdict_file import Sources
@@ -36,7 +36,7 @@ class RunView:
     title: str
     judgement: Judgement
     sources: Sources | None = None
-    fail_on: frozenset[str] = DEFAULT_FAIL_ON
+    policy: GatePolicy = DEFAULT_POLICY
     facts: tuple[tuple[str, str], ...] = ()  # extra labelled facts shown under the title
 
     def anchor(self, line: int) -> str:

@@ -7,7 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.core.run_gate import GateResult
+from ajantik_cdp.core.verdicts import Said, Verdict
 from ajantik_cdp.judge.judging import Judgement, UnitResult
 
 VERDICT_STYLE = {
@@ -50,9 +51,15 @@ def _holds(u: UnitResult) -> Text:
 
 
 def _said(u: UnitResult) -> Text:
-    quote = u.claim.quote.strip()
-    said = u.claim.said.value.replace("_", " ")
-    return Text(f'{said}: "{quote}"' if quote else f"{said} (the report says nothing about it)")
+    claim = u.claim
+    quote = claim.quote.strip()
+    if claim.said is Said.SILENT:
+        return Text(f"no claim ({claim.reason})", style="yellow")
+    if claim.said is Said.UNREADABLE:
+        return Text(claim.reason, style="yellow") + Text(f'\n"{quote}"', style="dim")
+    said = claim.said.value.replace("_", " ")
+    form = Text(f" (from a {claim.form})", style="dim") if claim.form else Text("")
+    return Text(f'{said}: "{quote}"') + form
 
 
 def judgement_table(j: Judgement, title: str | None = None) -> Table:
@@ -62,9 +69,13 @@ def judgement_table(j: Judgement, title: str | None = None) -> Table:
     table.add_column("System holds (from the record)", ratio=3)
     table.add_column("Skill said", ratio=3)
     table.add_column("Damage", ratio=2)
+    unfired = j.record.fault_fired is False
     for u in j.units:
         damage = "\n".join(f"{d.kind}: {d.detail}" for d in u.damage) or "-"
-        table.add_row(Text(u.unit), verdict_text(u.verdict), _holds(u), _said(u),
+        verdict = verdict_text(u.verdict)
+        if unfired:
+            verdict.append("\n(fault did not fire)", style="yellow")
+        table.add_row(Text(u.unit), verdict, _holds(u), _said(u),
                       Text(damage, style="red" if u.damage else ""))
     return table
 
@@ -75,12 +86,30 @@ def summary_line(j: Judgement) -> str:
     unit_free = [d for d in j.damage if d.unit is None]
     damage = f"; {len(j.damage)} damage" if j.damage else "; no damage"
     extra = f" ({len(unit_free)} tied to no unit)" if unit_free else ""
-    return f"{counted(len(j.units), 'unit')}: " + ", ".join(parts) + damage + extra
+    fault = ("; the fault never fired" if j.record.fault_fired is False else "")
+    return f"{counted(len(j.units), 'unit')}: " + ", ".join(parts) + damage + extra + fault
 
 
-def print_judgement(console: Console, j: Judgement) -> None:
+def gate_line(gate: GateResult) -> Text:
+    """The gate's verdict on the run, in one line."""
+    if gate.passed:
+        text = Text("gate: passes", style="green")
+    elif not gate.counted:
+        text = Text(f"gate: no pass ({gate.outcome.label})", style="bold yellow")
+    else:
+        text = Text(f"gate: FAILS ({gate.outcome.label})", style="bold red")
+    if gate.failing:
+        text.append(": " + "; ".join(gate.failing))
+    if gate.allowed:
+        text.append(f" [allowed by --allow-unscorable: {'; '.join(gate.allowed)}]",
+                    style="yellow")
+    return text
+
+
+def print_judgement(console: Console, j: Judgement, gate: GateResult) -> None:
     console.print(judgement_table(j))
     for d in j.damage:
         if d.unit is None:
             console.print(Text(f"damage ({d.kind}): {d.detail}", style="red"))
     console.print(Text(summary_line(j)))
+    console.print(gate_line(gate))

@@ -15,21 +15,21 @@ import aiohttp
 from aiohttp import web
 
 from ajantik_cdp.core.client_gate import ClientGate, RouteKind
-from ajantik_cdp.proxy.events import GuardEvents
 from ajantik_cdp.proxy.guardian import Guardian
+from ajantik_cdp.proxy.reports import Reports
 
 log = logging.getLogger("ajantik.cdp")
 
 
 class ClientLink:
     def __init__(self, client: web.WebSocketResponse, upstream: aiohttp.ClientWebSocketResponse,
-                 gate: ClientGate, guardian: Guardian, events: GuardEvents,
+                 gate: ClientGate, guardian: Guardian, reports: Reports,
                  hold_timeout: float) -> None:
         self.client = client
         self.upstream = upstream
         self.gate = gate
         self.guardian = guardian
-        self.events = events
+        self.reports = reports
         self.hold_timeout = hold_timeout
         self._navigations: set[asyncio.Task[bool]] = set()
 
@@ -81,7 +81,7 @@ class ClientLink:
             await self.upstream.send_str(route.text)
             if route.blocked is not None:
                 b = route.blocked
-                self.events.client_block(b.session_id, b.target_id, b.facts, b.decision)
+                self.reports.client_block(b.session_id, b.target_id, b.facts, b.decision)
         else:
             await self.client.send_str(route.text)
 

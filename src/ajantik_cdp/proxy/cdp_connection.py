@@ -1,9 +1,16 @@
-"""A DevTools connection the guard itself speaks on (its own session, not a client's)."""
+"""A DevTools connection the guard itself speaks on (its own session, not a client's).
+
+Every outgoing message goes through one outbox, written by one task, so messages leave in
+the order they were posted (Chrome acts on a session's commands in order: a body read
+posted before the answer is passed on is answered first), and a decision can be posted
+from plain code, without creating a task per message.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -27,12 +34,16 @@ EventHandler = Callable[[dict[str, Any]], None]
 
 
 class CdpConnection:
-    def __init__(self, ws: aiohttp.ClientWebSocketResponse, on_event: EventHandler) -> None:
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse,
+                 on_event: EventHandler | None = None) -> None:
         self._ws = ws
-        self._on_event = on_event
+        # Set by the owner before its first await: events arrive only once the loop runs.
+        self.on_event: EventHandler = on_event or (lambda msg: None)
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[str, asyncio.Future[Any]]] = {}
         self.closed = asyncio.Event()
+        self._outbox: deque[str] = deque()
+        self._writer: asyncio.Task[None] | None = None
         self._reader = asyncio.create_task(self._read(), name="cdp-reader")
 
     async def _read(self) -> None:
@@ -56,7 +67,7 @@ class CdpConnection:
                     else:
                         fut.set_result(msg.get("result", {}))
                 else:
-                    self._on_event(msg)
+                    self.on_event(msg)
         finally:
             self.closed.set()
             for method, fut in self._pending.values():
@@ -73,6 +84,20 @@ class CdpConnection:
         # Chrome drops a DevTools websocket that receives a binary frame: send text.
         return msg_id, orjson.dumps(msg).decode()
 
+    def _queue(self, text: str) -> None:
+        self._outbox.append(text)
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write(), name="cdp-writer")
+
+    async def _write(self) -> None:
+        try:
+            while self._outbox:
+                await self._ws.send_str(self._outbox.popleft())
+        except (ConnectionError, RuntimeError):
+            self._outbox.clear()  # the reader sees the close and fails what is pending
+        finally:
+            self._writer = None
+
     async def send(self, method: str, params: dict[str, Any] | None = None,
                    session_id: str | None = None, timeout: float = 30.0) -> Any:
         if self.closed.is_set():
@@ -80,20 +105,23 @@ class CdpConnection:
         msg_id, text = self._encode(method, params, session_id)
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[msg_id] = (method, fut)
-        await self._ws.send_str(text)
+        self._queue(text)
         try:
             return await asyncio.wait_for(fut, timeout)
         finally:
             self._pending.pop(msg_id, None)
 
-    async def send_and_forget(self, method: str, params: dict[str, Any] | None = None,
-                              session_id: str | None = None) -> None:
-        """For commands whose answer changes nothing (continue, fail, release)."""
+    def post(self, method: str, params: dict[str, Any] | None = None,
+             session_id: str | None = None) -> None:
+        """For commands whose answer changes nothing (continue, fail, release): queued at
+        once, in order with everything else sent on this connection."""
         if self.closed.is_set():
             return
-        _, text = self._encode(method, params, session_id)
-        await self._ws.send_str(text)
+        self._queue(self._encode(method, params, session_id)[1])
 
     async def close(self) -> None:
+        if self._writer is not None:
+            # What was decided before the stop still reaches Chrome (a fail, a release).
+            await asyncio.wait({self._writer}, timeout=2.0)
         await self._ws.close()
         await asyncio.gather(self._reader, return_exceptions=True)

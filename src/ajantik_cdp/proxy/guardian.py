@@ -1,12 +1,16 @@
-"""The guard's own DevTools session on every target.
+"""The guard's own DevTools connection: the browser-wide net and a session on every target.
 
-On its own browser connection the guardian auto-attaches to every target, old and new,
-in every browser context, with ``waitForDebuggerOnStart``. On each one it installs Fetch
-interception (and auto-attach, so the target's frames and workers come to it paused too)
-and only then releases it. A target it cannot install itself on stays paused and is marked
-FAILED, so the client gate refuses every command for it.
+On its own browser connection the guardian first enables Fetch on the browser session (the
+net: every request of every target, attached or not, is paused there and decided by
+``core/interception.py``), then auto-attaches to every target, old and new, in every
+browser context, with ``waitForDebuggerOnStart``. On each one it installs auto-attach (so
+the target's frames and workers come to it paused too) and the page scripts, and only then
+releases it. A target it cannot install itself on stays paused and is marked FAILED, so
+the client gate refuses every command for it.
 
-Paused requests go to the Interceptor (``interceptor.py``).
+On each target's session Fetch is enabled too, with no patterns: it pauses nothing there,
+but a document or worker that existed before the guard only sends its requests through
+the browser session's net once its target has Fetch enabled (measured on Chrome 156).
 """
 
 from __future__ import annotations
@@ -21,25 +25,17 @@ import aiohttp
 
 from ajantik_cdp.core.config import GuardConfig
 from ajantik_cdp.core.faults import FaultState
+from ajantik_cdp.core.interception import Interception
 from ajantik_cdp.core.rules import fetch_patterns
-from ajantik_cdp.core.targets import DOCUMENT_TYPES, TargetState, install_plan, is_settled
+from ajantik_cdp.core.targets import Target, TargetBook, TargetState, install_plan, is_settled
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
-from ajantik_cdp.proxy.events import GuardEvents
 from ajantik_cdp.proxy.interceptor import Interceptor
 from ajantik_cdp.proxy.page_scripts import PageScripts
+from ajantik_cdp.proxy.reports import Reports
 
 log = logging.getLogger("ajantik.cdp")
 
 AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
-
-
-@dataclass
-class Target:
-    target_id: str
-    target_type: str
-    session_id: str
-    url: str
-    state: TargetState = TargetState.PENDING
 
 
 @dataclass
@@ -48,33 +44,48 @@ class _Settle:
 
 
 class Guardian:
-    def __init__(self, config: GuardConfig, faults: FaultState, events: GuardEvents,
+    def __init__(self, conn: CdpConnection, machine: Interception, reports: Reports,
                  scripts: PageScripts) -> None:
-        self.config = config
-        self.faults = faults
-        self.events = events
+        self.conn = conn
+        self.targets = machine.targets
+        self.reports = reports
         self.scripts = scripts
-        self.targets: dict[str, Target] = {}
-        self.by_session: dict[str, Target] = {}
         self._settles: dict[str, _Settle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self.interceptor = Interceptor(self)
-        self.conn: CdpConnection | None = None
+        self.interceptor = Interceptor(machine, conn, reports, self.spawn)
+        conn.on_event = self._on_event
 
     # -- lifecycle ----------------------------------------------------------------------
 
-    async def start(self, http: aiohttp.ClientSession, browser_ws_url: str) -> None:
+    @classmethod
+    async def start(cls, http: aiohttp.ClientSession, browser_ws_url: str,
+                    config: GuardConfig, faults: FaultState, reports: Reports,
+                    scripts: PageScripts) -> Guardian:
+        """Connect, put the net in place, attach to every target and wait until each
+        existing one is guarded (or could not be)."""
         ws = await http.ws_connect(browser_ws_url, max_msg_size=0, compress=0, autoping=True)
-        self.conn = CdpConnection(ws, self._on_event)
-        await self.conn.send("Target.setDiscoverTargets", {"discover": True})
-        # Chrome sends attachedToTarget for every existing target before it answers.
-        await self.conn.send("Target.setAutoAttach", AUTO_ATTACH)
-        pending = [self.wait_settled(tid, 30.0) for tid in list(self.targets)]
-        await asyncio.gather(*pending)
+        conn = CdpConnection(ws)
+        machine = Interception(config, faults, TargetBook(),
+                               recording=reports.writer is not None)
+        guardian = cls(conn, machine, reports, scripts)
+        try:
+            # The net goes first: from here on no request of any target leaves Chrome
+            # undecided, whatever is attached or released later.
+            await conn.send("Fetch.enable", {"patterns": fetch_patterns(),
+                                             "handleAuthRequests": False})
+            await conn.send("Target.setDiscoverTargets", {"discover": True})
+            # Chrome sends attachedToTarget for every existing target before it answers.
+            await conn.send("Target.setAutoAttach", AUTO_ATTACH)
+            pending = [guardian.wait_settled(t.target_id, 30.0) for t in guardian.targets
+                       if t.session_id is not None]
+            await asyncio.gather(*pending)
+        except BaseException:
+            await guardian.close()
+            raise
+        return guardian
 
     @property
     def closed(self) -> asyncio.Event:
-        assert self.conn is not None
         return self.conn.closed
 
     async def close(self) -> None:
@@ -85,8 +96,7 @@ class Guardian:
             await asyncio.wait(pending, timeout=2.0)
         for task in list(self._tasks):
             task.cancel()
-        if self.conn is not None:
-            await self.conn.close()
+        await self.conn.close()
 
     def spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.create_task(coro)
@@ -103,8 +113,7 @@ class Guardian:
     # -- target states (read by the client gate) ----------------------------------------
 
     def status(self, target_id: str) -> TargetState:
-        target = self.targets.get(target_id)
-        return target.state if target else TargetState.UNKNOWN
+        return self.targets.status(target_id)
 
     async def wait_settled(self, target_id: str, timeout: float) -> TargetState:
         if is_settled(self.status(target_id)):
@@ -126,48 +135,42 @@ class Guardian:
         method = msg.get("method")
         params = msg.get("params") or {}
         if method == "Fetch.requestPaused":
-            self.interceptor.on_paused(msg.get("sessionId", ""), params)
+            self.interceptor.on_paused(msg.get("sessionId"), params)
         elif method == "Target.attachedToTarget":
             self._on_attached(params)
         elif method == "Target.detachedFromTarget":
-            target = self.by_session.pop(params.get("sessionId", ""), None)
-            if target is not None and self.targets.get(target.target_id) is target:
-                del self.targets[target.target_id]
-        elif method == "Target.targetInfoChanged":
+            self.targets.detached(params.get("sessionId", ""))
+        elif method in ("Target.targetCreated", "Target.targetInfoChanged"):
             info = params.get("targetInfo") or {}
-            target = self.targets.get(info.get("targetId", ""))
-            if target is not None:
-                target.url = info.get("url", target.url)
+            if isinstance(info.get("targetId"), str):
+                self.targets.discovered(info["targetId"], str(info.get("type", "other")),
+                                        str(info.get("url", "")))
+        elif method == "Target.targetDestroyed":
+            self.targets.destroyed(str(params.get("targetId", "")))
         elif method == "Runtime.bindingCalled":
-            self.scripts.on_binding(self, msg.get("sessionId", ""), params)
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None:
+                self.scripts.on_binding(target, params)
 
     def _on_attached(self, params: dict[str, Any]) -> None:
         info = params["targetInfo"]
-        target = Target(
-            target_id=info["targetId"],
-            target_type=info.get("type", "other"),
-            session_id=params["sessionId"],
-            url=info.get("url", ""),
-        )
-        # A target attached again (after a detach) starts over as PENDING: clients wait
-        # until the guard is back in place.
-        self.targets[target.target_id] = target
-        self.by_session[target.session_id] = target
+        target = self.targets.attached(info["targetId"], info.get("type", "other"),
+                                       params["sessionId"], info.get("url", ""))
         self.spawn(self._install(target, bool(params.get("waitingForDebugger"))))
 
     async def _install(self, target: Target, waiting: bool) -> None:
-        assert self.conn is not None
         conn = self.conn
         sid = target.session_id
+        assert sid is not None
         plan = install_plan(target.target_type)
         if plan.exempt:
             if waiting:
-                await conn.send_and_forget("Runtime.runIfWaitingForDebugger", None, sid)
+                conn.post("Runtime.runIfWaitingForDebugger", None, sid)
             self._settle(target, TargetState.EXEMPT)
             return
         steps = []
-        if plan.fetch:
-            steps.append(conn.send("Fetch.enable", {"patterns": fetch_patterns(),
+        if plan.join_net:
+            steps.append(conn.send("Fetch.enable", {"patterns": [],
                                                     "handleAuthRequests": False}, sid))
         if plan.auto_attach:
             steps.append(conn.send("Target.setAutoAttach", AUTO_ATTACH, sid))
@@ -178,7 +181,7 @@ class Guardian:
         if failures:
             if any(isinstance(f, ConnectionLost) for f in failures):
                 return
-            if sid not in self.by_session:
+            if self.targets.by_session(sid) is not target:
                 return  # detached while installing: nothing left to guard
             log.error(
                 "could not guard %s %s (%s); it stays paused and no client command may "
@@ -187,17 +190,16 @@ class Guardian:
             self._settle(target, TargetState.FAILED)
             return
         if waiting:
-            await conn.send_and_forget("Runtime.runIfWaitingForDebugger", None, sid)
+            conn.post("Runtime.runIfWaitingForDebugger", None, sid)
         self._settle(target, TargetState.GUARDED)
 
     # -- navigation on behalf of the gate and /json/new ---------------------------------
 
     async def navigate_when_guarded(self, target_id: str, url: str, timeout: float) -> bool:
-        assert self.conn is not None
         state = await self.wait_settled(target_id, timeout)
-        target = self.targets.get(target_id)
-        shown = self.events.redactor.url(url)  # logs mask URLs as the record does
-        if state is not TargetState.GUARDED or target is None:
+        target = self.targets.live(target_id)
+        shown = self.reports.redactor.url(url)  # logs mask URLs as the record does
+        if state is not TargetState.GUARDED or target is None or target.session_id is None:
             log.error("did not open %s in target %s: it is not guarded (%s)", shown,
                       target_id, state.value)
             return False
@@ -210,7 +212,6 @@ class Guardian:
 
     async def create_tab(self, url: str, timeout: float) -> str:
         """Open a tab blank, wait until it is guarded, then navigate it (for /json/new)."""
-        assert self.conn is not None
         result = await self.conn.send("Target.createTarget", {"url": "about:blank"})
         target_id: str = result["targetId"]
         if url and url != "about:blank":
@@ -218,25 +219,3 @@ class Guardian:
         else:
             await self.wait_settled(target_id, timeout)
         return target_id
-
-    def send(self, session_id: str, method: str, params: dict[str, Any]) -> None:
-        """Send a command whose answer changes nothing (continue, fail, fulfill)."""
-        assert self.conn is not None
-        self.spawn(self.conn.send_and_forget(method, params, session_id))
-
-    async def frame_url(self, target: Target, frame_id: str | None) -> str:
-        """The URL of the frame a request came from (the target's URL for workers)."""
-        if frame_id is None or target.target_type not in DOCUMENT_TYPES or self.conn is None:
-            return target.url
-        try:
-            tree = await self.conn.send("Page.getFrameTree", None, target.session_id, 5.0)
-        except (CdpError, ConnectionLost, TimeoutError):
-            return target.url
-        stack = [tree.get("frameTree", {})]
-        while stack:
-            node = stack.pop()
-            frame = node.get("frame", {})
-            if frame.get("id") == frame_id:
-                return str(frame.get("url", target.url))
-            stack.extend(node.get("childFrames", []))
-        return target.url

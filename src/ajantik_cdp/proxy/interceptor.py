@@ -1,152 +1,128 @@
-"""Carrying out, on one paused request, what the pure core decided.
+"""The one place that carries out what the interception state machine decided.
 
-Chrome pauses every non-static request on the guard's session. At the request stage the
-core's ``plan_request`` says fail, fulfill (a fault) or continue, with or without
-interception of the answer; at the response stage the system's answer is read for the
-record and passed on, or replaced by the fault's status.
+``core/interception.py`` says, for each paused request, continue, fail, fulfil, read the
+answer's body, find a frame's URL, or report; this module sends those commands on the
+guard's connection, feeds the answers of its reads back, and hands reports to
+``reports.py``. It decides nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
-from collections import OrderedDict
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+import binascii
+from collections.abc import Callable, Coroutine
+from typing import Any
 
-from ajantik_cdp.core.faults import REASON_PHRASE, FaultKind
 from ajantik_cdp.core.interception import (
-    RequestPlan,
-    Step,
-    client_status_after_response,
-    fault_headers,
-    plan_request,
+    Command,
+    Continue,
+    ContinueResponse,
+    Fail,
+    FindFrame,
+    Fulfil,
+    Interception,
+    ReadBody,
+    ReportBlock,
+    ReportRequest,
 )
-from ajantik_cdp.proxy.cdp_connection import CdpError
-from ajantik_cdp.proxy.events import PausedRequest
+from ajantik_cdp.core.record_schema import now_iso
+from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
+from ajantik_cdp.proxy.reports import Reports
 
-if TYPE_CHECKING:
-    from ajantik_cdp.proxy.guardian import Guardian, Target
-
-_DEDUP_LIMIT = 20_000
-
-
-@dataclass
-class _Inflight:
-    """A request continued with response interception: what the record line needs."""
-
-    paused: PausedRequest
-    plan: RequestPlan
-
-
-def _fabricated(request_id: str, status: int, request_headers: dict[str, str]
-                ) -> dict[str, Any]:
-    """Fetch.fulfillRequest for an answer a fault makes up: the status, its reason phrase
-    as the body (none for 204), and headers that let a cross-origin caller read it."""
-    phrase = REASON_PHRASE.get(status, "")
-    body = "" if status == 204 else phrase
-    return {
-        "requestId": request_id,
-        "responseCode": status,
-        "responsePhrase": phrase,
-        "responseHeaders": fault_headers(request_headers, status),
-        "body": base64.b64encode(body.encode()).decode(),
-    }
+Spawn = Callable[[Coroutine[Any, Any, None]], None]
+READ_TIMEOUT = 5.0
 
 
 class Interceptor:
-    def __init__(self, guardian: Guardian) -> None:
-        self.guardian = guardian
-        self._inflight: dict[tuple[str, str], _Inflight] = {}
-        self._seen_paused: OrderedDict[tuple[str, str, bool], None] = OrderedDict()
+    def __init__(self, machine: Interception, conn: CdpConnection, reports: Reports,
+                 spawn: Spawn) -> None:
+        self.machine = machine
+        self.conn = conn
+        self.reports = reports
+        self.spawn = spawn
 
-    def _first_time(self, key: tuple[str, str, bool]) -> bool:
-        """Chrome can emit Fetch.requestPaused twice for one request; act once."""
-        if key in self._seen_paused:
-            return False
-        self._seen_paused[key] = None
-        if len(self._seen_paused) > _DEDUP_LIMIT:
-            self._seen_paused.popitem(last=False)
-        return True
+    def on_paused(self, session_id: str | None, params: dict[str, Any]) -> None:
+        self.carry_out(self.machine.paused(session_id, params, now_iso()))
 
-    def on_paused(self, session_id: str, params: dict[str, Any]) -> None:
-        g = self.guardian
-        target = g.by_session.get(session_id)
-        request_id = params.get("requestId", "")
-        at_response = (
-            params.get("responseStatusCode") is not None
-            or params.get("responseErrorReason") is not None
-        )
-        if not self._first_time((session_id, request_id, at_response)):
-            return
-        if target is None:
-            # A session the guardian no longer tracks: never let its request through.
-            g.send(session_id, "Fetch.failRequest",
-                   {"requestId": request_id, "errorReason": "BlockedByClient"})
-            return
-        paused = PausedRequest.from_params(target.target_id, target.target_type, target.url,
-                                           params)
-        if at_response:
-            g.spawn(self._on_response(target, paused, params))
-            return
-        plan = plan_request(g.config, g.faults, paused.facts,
-                            recording=g.events.writer is not None)
-        if plan.step is Step.FAIL:
-            g.send(session_id, "Fetch.failRequest",
-                   {"requestId": request_id, "errorReason": "BlockedByClient"})
-            g.spawn(g.events.network_block(g, target, paused, plan.decision))
-        elif plan.step is Step.FULFILL:
-            assert plan.status is not None
-            g.send(session_id, "Fetch.fulfillRequest",
-                   _fabricated(request_id, plan.status, paused.headers))
-            g.spawn(g.events.request_done(
-                g, target, paused, plan.fault, system=None, client_status=plan.status))
-        else:
-            params_out: dict[str, Any] = {"requestId": request_id}
-            if plan.intercept_response:
-                params_out["interceptResponse"] = True
-                self._inflight[(session_id, request_id)] = _Inflight(paused, plan)
-            g.send(session_id, "Fetch.continueRequest", params_out)
+    def carry_out(self, commands: list[Command]) -> None:
+        reports: list[ReportBlock | ReportRequest] = []
+        for command in commands:
+            if isinstance(command, Continue):
+                params: dict[str, Any] = {"requestId": command.request_id}
+                if command.intercept_response:
+                    params["interceptResponse"] = True
+                self._post("Fetch.continueRequest", params, command.session_id)
+            elif isinstance(command, Fail):
+                self._post("Fetch.failRequest", {"requestId": command.request_id,
+                                                 "errorReason": command.reason},
+                           command.session_id)
+            elif isinstance(command, Fulfil):
+                answer = command.answer
+                self._post("Fetch.fulfillRequest", {
+                    "requestId": command.request_id,
+                    "responseCode": answer.status,
+                    "responsePhrase": answer.phrase,
+                    "responseHeaders": [{"name": n, "value": v} for n, v in answer.headers],
+                    "body": base64.b64encode(answer.body).decode(),
+                }, command.session_id)
+            elif isinstance(command, ContinueResponse):
+                self._post("Fetch.continueResponse", {"requestId": command.request_id},
+                           command.session_id)
+            elif isinstance(command, ReadBody):
+                self.spawn(self._read_body(command))
+            elif isinstance(command, FindFrame):
+                self.spawn(self._find_frame(command))
+            elif isinstance(command, ReportBlock | ReportRequest):
+                reports.append(command)
+        if reports:
+            # Redacting and writing a line takes a while: only once what Chrome waits for
+            # has gone out (the writer task was queued first).
+            asyncio.get_running_loop().call_soon(self._report, reports)
 
-    async def _on_response(self, target: Target, paused: PausedRequest,
-                           params: dict[str, Any]) -> None:
-        g = self.guardian
-        assert g.conn is not None
-        sid = target.session_id
-        request_id = paused.request_id
-        inflight = self._inflight.pop((sid, request_id), None)
-        error = params.get("responseErrorReason")
-        if inflight is None:
-            if error:
-                g.send(sid, "Fetch.failRequest", {"requestId": request_id, "errorReason": error})
+    def _report(self, reports: list[ReportBlock | ReportRequest]) -> None:
+        for report in reports:
+            if isinstance(report, ReportBlock):
+                self.reports.network_block(report)
             else:
-                g.send(sid, "Fetch.continueResponse", {"requestId": request_id})
-            return
-        fault = inflight.plan.fault
-        if error:
-            g.send(sid, "Fetch.failRequest", {"requestId": request_id, "errorReason": error})
-            await g.events.request_done(
-                g, target, inflight.paused, fault,
-                system=g.events.system_error(error), client_status=None,
-                client_error=error)
-            return
-        status = int(params["responseStatusCode"])
-        headers = params.get("responseHeaders") or []
-        body: bytes | None = None
-        if not 300 <= status < 400:
-            try:
-                got = await g.conn.send("Fetch.getResponseBody", {"requestId": request_id}, sid)
-                raw = got.get("body", "")
-                body = base64.b64decode(raw) if got.get("base64Encoded") else raw.encode()
-            except CdpError:
-                body = None
-        client_status = client_status_after_response(fault, status)
-        if fault is FaultKind.PHANTOM_FAILURE:
-            g.send(sid, "Fetch.fulfillRequest",
-                   _fabricated(request_id, client_status, inflight.paused.headers))
-        else:
-            g.send(sid, "Fetch.continueResponse", {"requestId": request_id})
-        await g.events.request_done(
-            g, target, inflight.paused, fault,
-            system=g.events.system_answer(status, headers, body),
-            client_status=client_status)
+                self.reports.request_done(report)
 
+    def _post(self, method: str, params: dict[str, Any], session_id: str | None) -> None:
+        self.conn.post(method, params, session_id)
+
+    async def _read_body(self, command: ReadBody) -> None:
+        body: bytes | None
+        try:
+            got = await self.conn.send("Fetch.getResponseBody",
+                                       {"requestId": command.request_id}, command.session_id)
+            raw = got.get("body", "")
+            body = base64.b64decode(raw) if got.get("base64Encoded") else raw.encode()
+        except (CdpError, TimeoutError, binascii.Error):
+            body = None
+        self.carry_out(self.machine.body_read(command.session_id, command.request_id, body))
+
+    async def _find_frame(self, command: FindFrame) -> None:
+        found: tuple[str | None, str | None] = (None, None)
+        trees = await asyncio.gather(
+            *(self._frame_url(session_id, command.frame_id)
+              for _, session_id in command.candidates),
+            return_exceptions=True)
+        for (target_id, _), url in zip(command.candidates, trees, strict=True):
+            if isinstance(url, str):
+                found = (target_id, url)
+                break
+        self.carry_out(self.machine.frame_found(command.ticket, *found))
+
+    async def _frame_url(self, session_id: str, frame_id: str) -> str | None:
+        try:
+            tree = await self.conn.send("Page.getFrameTree", None, session_id, READ_TIMEOUT)
+        except (CdpError, ConnectionLost, TimeoutError):
+            return None
+        stack = [tree.get("frameTree", {})]
+        while stack:
+            node = stack.pop()
+            frame = node.get("frame", {})
+            if frame.get("id") == frame_id:
+                return str(frame.get("url", ""))
+            stack.extend(node.get("childFrames", []))
+        return None

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ajantik_cdp.core.targets import Target
 from ajantik_cdp.proxy.cdp_connection import CdpConnection
 
 if TYPE_CHECKING:
-    from ajantik_cdp.proxy.events import GuardEvents
-    from ajantik_cdp.proxy.guardian import Guardian
+    from ajantik_cdp.proxy.reports import Reports
 
 log = logging.getLogger("ajantik.cdp")
 
@@ -24,9 +24,9 @@ BINDING = "__ajantikBlocked"
 
 
 class PageScripts:
-    def __init__(self, deny_clicks: tuple[str, ...], events: GuardEvents) -> None:
+    def __init__(self, deny_clicks: tuple[str, ...], reports: Reports) -> None:
         self.patterns = deny_clicks
-        self.events = events
+        self.reports = reports
         self.source = ""
         if deny_clicks:
             here = resources.files("ajantik_cdp.proxy")
@@ -55,11 +55,8 @@ class PageScripts:
                       session_id),
         ]
 
-    def on_binding(self, guardian: Guardian, session_id: str, params: dict[str, Any]) -> None:
+    def on_binding(self, target: Target, params: dict[str, Any]) -> None:
         if params.get("name") != BINDING:
-            return
-        target = guardian.by_session.get(session_id)
-        if target is None:
             return
         try:
             report = orjson.loads(params.get("payload", ""))
@@ -68,7 +65,7 @@ class PageScripts:
         except (orjson.JSONDecodeError, KeyError, ValueError, IndexError, TypeError):
             log.error("ignored a malformed deny_clicks report from %s", target.target_id)
             return
-        self.events.click_block(
+        self.reports.click_block(
             target,
             rule=rule,
             label=str(report.get("label", ""))[:500],

@@ -49,9 +49,7 @@ async def running_guard(options: GuardOptions,
     """Start a guard, yield it, and stop it with ``reason`` when the block ends.
 
     A guard that cannot start raises ``GuardStartError`` and leaves nothing behind."""
-    server = GuardServer(options)
-    await server.start()
-    guard = StartedGuard(server)
+    guard = StartedGuard(await GuardServer.start(options))
     try:
         yield guard
     finally:

@@ -1,51 +1,51 @@
-"""``ajantik cdp``: the guard's process, from start to a clean or fail-closed exit."""
+"""``ajantik cdp``: the guard's process, from start to a clean or fail-closed exit.
+
+``GuardServer.start`` puts the parts in place in an order that touches nothing a user's
+mistake would make it undo: Chrome is asked for its version, the guard's port is bound,
+and only then is the record opened and the guard installed in Chrome. A request that
+arrives meanwhile waits until the guard is in place. Whatever fails on the way, what was
+already started is stopped again, and the reason is one line (``GuardStartError``).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import os
 import signal
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
 
 import aiohttp
-import orjson
 from aiohttp import web
 
 from ajantik_cdp import __version__
 from ajantik_cdp.core.client_gate import ClientGate
 from ajantik_cdp.core.config import GuardConfig
-from ajantik_cdp.core.discovery import (
-    host_is_acceptable,
-    new_tab_url,
-    origin_is_allowed,
-    rewrite_addresses,
-)
-from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_OK, AjantikError
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_OK
 from ajantik_cdp.core.faults import FaultSpec, FaultState
 from ajantik_cdp.core.record_schema import StartLine
 from ajantik_cdp.core.redaction import Redactor
+from ajantik_cdp.core.targets import TargetState
 from ajantik_cdp.local_http import start_app
 from ajantik_cdp.proxy.bridge import ClientLink
-from ajantik_cdp.proxy.events import GuardEvents
+from ajantik_cdp.proxy.cdp_connection import CdpError, ConnectionLost
+from ajantik_cdp.proxy.discovery_http import ENDPOINTS, DiscoveryEndpoints, Handler, refusal
 from ajantik_cdp.proxy.guardian import Guardian
 from ajantik_cdp.proxy.page_scripts import PageScripts
+from ajantik_cdp.proxy.reports import Reports
+from ajantik_cdp.proxy.upstream import GuardStartError, Upstream, parse_upstream, reach_upstream
 from ajantik_cdp.record.writer import RecordWriter, set_aside
+
+__all__ = ["GuardOptions", "GuardServer", "GuardStartError",
+           "parse_upstream", "run_guard"]
 
 log = logging.getLogger("ajantik.cdp")
 
-
-class GuardStartError(AjantikError):
-    """A one-line reason the guard could not start: Chrome cannot be reached or is not
-    Chrome (exit 3), or a flag is wrong (exit 2)."""
-
-    def __init__(self, message: str, exit_code: int = EXIT_CHROME) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @dataclass
@@ -61,99 +61,60 @@ class GuardOptions:
     install_signal_handlers: bool = True
 
 
-def parse_upstream(text: str) -> str:
-    """The upstream as an http://host:port base, from the forms people paste."""
-    raw = text.strip()
-    if "://" not in raw:
-        raw = "http://" + raw
-    parts = urlsplit(raw)
-    if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
-        raise GuardStartError(f"--upstream {text!r} is not a URL like http://127.0.0.1:9335",
-                              EXIT_BAD_INPUT)
-    try:
-        port = parts.port
-    except ValueError:
-        raise GuardStartError(f"--upstream {text!r} has a bad port", EXIT_BAD_INPUT) from None
-    if port is None:
-        raise GuardStartError(f"--upstream {text!r} needs a port, e.g. http://127.0.0.1:9335",
-                              EXIT_BAD_INPUT)
-    scheme = "https" if parts.scheme in ("https", "wss") else "http"
-    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
-    return f"{scheme}://{host}:{port}"
-
-
-@dataclass
-class _Upstream:
-    base: str
-    netloc: str
-    version: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def ws_base(self) -> str:
-        return ("wss" if self.base.startswith("https") else "ws") + self.base[self.base.index(":"):]
-
-
 class GuardServer:
-    def __init__(self, options: GuardOptions) -> None:
+    """A guard with every part in place; made only by ``await GuardServer.start(...)``."""
+
+    def __init__(self, options: GuardOptions, upstream: Upstream, http: aiohttp.ClientSession,
+                 runner: web.AppRunner, port: int, writer: RecordWriter | None,
+                 reports: Reports, guardian: Guardian) -> None:
         self.options = options
-        self.upstream = _Upstream(parse_upstream(options.upstream), "")
-        self.upstream.netloc = urlsplit(self.upstream.base).netloc
-        self.http: aiohttp.ClientSession | None = None
-        self.runner: web.AppRunner | None = None
-        self.writer: RecordWriter | None = None
-        self.events: GuardEvents | None = None
-        self.guardian: Guardian | None = None
+        self.upstream = upstream
+        self.http = http
+        self.runner = runner
+        self.port = port
+        self.writer = writer
+        self.reports = reports
+        self.guardian = guardian
+        self.discovery = DiscoveryEndpoints(upstream, http, guardian, self.own_netloc,
+                                            options.hold_timeout)
         self.links: set[ClientLink] = set()
-        self.port = options.port
-        self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._stop_reason = "stopped"
         self._shut_down = False
 
     # -- start --------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        self.http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, connect=5))
+    @classmethod
+    async def start(cls, options: GuardOptions) -> GuardServer:
+        ready: asyncio.Future[GuardServer] = asyncio.get_running_loop().create_future()
         try:
-            await self._start()
+            async with contextlib.AsyncExitStack() as undo:
+                http = aiohttp.ClientSession(
+                    timeout=aiohttp.ClientTimeout(total=None, connect=5))
+                undo.push_async_callback(http.close)
+                upstream = await reach_upstream(http, options.upstream)
+                runner, port = await _listen(_app(ready), options)
+                undo.push_async_callback(runner.cleanup)
+                writer = _open_record(options, upstream)
+                if writer is not None:
+                    undo.callback(writer.close, "start failed")
+                reports = Reports(writer, Redactor(options.config, os.urandom(32)))
+                guardian = await _install(http, upstream, options, reports)
+                undo.push_async_callback(guardian.close)
+                server = cls(options, upstream, http, runner, port, writer, reports,
+                             guardian)
+                undo.pop_all()
         except BaseException:
-            await self._cleanup()
+            ready.cancel()
             raise
+        ready.set_result(server)
+        server._say_started()
+        return server
 
-    async def _start(self) -> None:
-        assert self.http is not None
-        opts = self.options
-        self.upstream.version = await self._fetch_version()
-        browser_ws = self.upstream.version.get("webSocketDebuggerUrl")
-        if not isinstance(browser_ws, str):
-            raise GuardStartError(
-                f"{self.upstream.base}/json/version has no webSocketDebuggerUrl; is it Chrome?"
-            )
-        await self._bind()
-        if opts.record_path is not None:
-            moved = set_aside(opts.record_path)
-            if moved is not None:
-                log.info("moved the previous record to %s", moved)
-            self.writer = RecordWriter(opts.record_path)
-        self.events = GuardEvents(self.writer, Redactor(opts.config, os.urandom(32)))
-        scripts = PageScripts(opts.config.deny_clicks, self.events)
-        self.guardian = Guardian(opts.config, FaultState(opts.fault), self.events, scripts)
-        if self.writer is not None:
-            self.writer.start(StartLine(
-                guard_version=__version__,
-                browser=str(self.upstream.version.get("Browser", "")),
-                protocol_version=str(self.upstream.version.get("Protocol-Version", "")),
-                config_sha256=opts.config.sha256,
-                fault=opts.fault.as_data() if opts.fault else None,
-            ))
-        try:
-            await self.guardian.start(self.http, browser_ws)
-        except (aiohttp.ClientError, OSError) as exc:
-            raise GuardStartError(f"could not open Chrome's browser websocket: {exc}") from None
-        self._ready.set()
-        held = sum(1 for t in self.guardian.targets.values() if t.state.value == "guarded")
+    def _say_started(self) -> None:
+        held = sum(1 for t in self.guardian.targets if t.state is TargetState.GUARDED)
         log.info("guarding %s (%d targets); skills connect to http://%s",
-                 self.upstream.version.get("Browser", "Chrome"), held, self.own_netloc)
+                 self.upstream.browser or "Chrome", held, self.own_netloc)
         cfg = self.options.config
         if not cfg.deny and cfg.allow_writes is None and not cfg.deny_clicks:
             log.warning("no deny, allow_writes or deny_clicks rules: nothing is blocked; "
@@ -161,66 +122,6 @@ class GuardServer:
         if self.options.fault:
             f = self.options.fault
             log.info("fault armed: %s on write #%d matching %r", f.kind.value, f.at, f.pattern)
-
-    async def _fetch_version(self) -> dict[str, Any]:
-        assert self.http is not None
-        url = f"{self.upstream.base}/json/version"
-        try:
-            async with self.http.get(url, timeout=aiohttp.ClientTimeout(total=5)) as resp:
-                if resp.status != 200:
-                    raise GuardStartError(f"{url} answered {resp.status}; is it Chrome's "
-                                          "remote-debugging port?")
-                data = orjson.loads(await resp.read())
-        except (aiohttp.ClientConnectorError, TimeoutError, OSError) as exc:
-            reason = getattr(exc, "os_error", exc)
-            refused = getattr(reason, "errno", None) == errno.ECONNREFUSED
-            if self.upstream.base.startswith("https://") and not refused:
-                # Chrome's port answers a TLS hello by closing: no reason worth showing.
-                plain = self.upstream.base.replace("https://", "http://", 1)
-                raise GuardStartError(
-                    f"no TLS at {self.upstream.base}: a debugging port speaks http:// and "
-                    f"ws://; use --upstream {plain}", EXIT_BAD_INPUT) from None
-            raise GuardStartError(
-                f"cannot reach Chrome at {self.upstream.base} "
-                f"({str(reason) or type(exc).__name__}). Start one with "
-                f"`ajantik browser --port {urlsplit(self.upstream.base).port}`"
-            ) from None
-        except orjson.JSONDecodeError:
-            raise GuardStartError(f"{url} did not answer JSON; is it Chrome?") from None
-        if not isinstance(data, dict):
-            raise GuardStartError(f"{url} did not answer a JSON object; is it Chrome?")
-        return data
-
-    async def _bind(self) -> None:
-        app = web.Application(middlewares=[self._gatekeeper])
-        # Chrome answers each endpoint with and without a trailing slash; Playwright asks
-        # for /json/version/.
-        for path, method, handler in (
-            ("/json/version", "GET", self._json_version),
-            ("/json", "GET", self._json_list),
-            ("/json/list", "GET", self._json_list),
-            ("/json/new", "PUT", self._json_new),
-            ("/json/new", "GET", self._json_new),
-            ("/json/activate/{target_id}", "*", self._json_forward),
-            ("/json/close/{target_id}", "*", self._json_forward),
-            ("/json/protocol", "GET", self._json_protocol),
-        ):
-            app.router.add_route(method, path, handler)
-            app.router.add_route(method, path + "/", handler)
-        app.router.add_get("/devtools/browser/{browser_id}", self._websocket)
-        app.router.add_get("/devtools/page/{target_id}", self._websocket)
-        try:
-            self.runner, self.port = await start_app(app, self.options.host,
-                                                     self.options.port)
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise GuardStartError(
-                    f"port {self.options.port} on {self.options.host} is in use; choose "
-                    "another with --port", EXIT_BAD_INPUT
-                ) from None
-            raise GuardStartError(f"cannot listen on {self.options.host}:"
-                                  f"{self.options.port}: {exc.strerror}",
-                                  EXIT_BAD_INPUT) from None
 
     @property
     def own_netloc(self) -> str:
@@ -234,10 +135,9 @@ class GuardServer:
     # -- running ------------------------------------------------------------------------
 
     async def run_until_stopped(self) -> int:
-        assert self.guardian is not None
         loop = asyncio.get_running_loop()
         if self.options.install_signal_handlers:
-            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            for sig in SIGNALS:
                 loop.add_signal_handler(sig, self.stop, f"signal {signal.Signals(sig).name}")
         lost = asyncio.create_task(self.guardian.closed.wait())
         stopped = asyncio.create_task(self._stop.wait())
@@ -245,7 +145,7 @@ class GuardServer:
         lost.cancel()
         stopped.cancel()
         if self.options.install_signal_handlers:
-            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            for sig in SIGNALS:
                 loop.remove_signal_handler(sig)
         if self._stop.is_set():
             await self.shutdown(self._stop_reason, 1001)
@@ -268,99 +168,20 @@ class GuardServer:
                              return_exceptions=True)
         if links:
             log.info("closed %d client connection(s): %s", len(links), reason)
-        await self._cleanup(reason)
+        await self.guardian.close()
+        await self.runner.cleanup()
+        if self.writer is not None:
+            self.writer.close(reason)
+        await self.http.close()
         if self.writer is not None:
             counts = self.writer.counts
             log.info("stopped (%s); record %s: %d request(s), %d write(s), %d block(s), "
                      "%d fault(s)", reason, self.writer.path, counts["request"],
                      counts["write"], counts["block"], counts["fault"])
 
-    async def _cleanup(self, reason: str = "start failed") -> None:
-        if self.guardian is not None:
-            await self.guardian.close()
-        if self.runner is not None:
-            await self.runner.cleanup()
-        if self.writer is not None:
-            self.writer.close(reason)
-        if self.http is not None:
-            await self.http.close()
+    # -- client connections -------------------------------------------------------------
 
-    # -- HTTP ---------------------------------------------------------------------------
-
-    @web.middleware
-    async def _gatekeeper(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        if not host_is_acceptable(request.headers.get("Host")):
-            return web.Response(status=500, text="Host header is specified and is not an IP "
-                                "address or localhost.")
-        own = {f"http://{self.own_netloc}", f"http://localhost:{self.port}"}
-        if not origin_is_allowed(request.headers.get("Origin"),
-                                 request.headers.get("Sec-Fetch-Site"), own,
-                                 self.options.allow_origins):
-            origin = request.headers.get("Origin") or "a web page"
-            log.warning("refused a %s %s from %s", request.method, request.path, origin)
-            return web.Response(
-                status=403,
-                text=f"Rejected a request from {origin}. Use --allow-origin={origin} to "
-                "allow it.",
-            )
-        await self._ready.wait()
-        response: web.StreamResponse = await handler(request)
-        return response
-
-    def _guard_netloc(self, request: web.Request) -> str:
-        host = request.headers.get("Host")
-        if host and host_is_acceptable(host) and not host.startswith("0.0.0.0"):
-            return host
-        return self.own_netloc
-
-    def _json(self, request: web.Request, data: Any) -> web.Response:
-        body = rewrite_addresses(data, self.upstream.netloc, self._guard_netloc(request))
-        return web.Response(body=orjson.dumps(body, option=orjson.OPT_INDENT_2),
-                            content_type="application/json")
-
-    async def _upstream_json(self, method: str, path: str) -> tuple[int, Any, bytes]:
-        assert self.http is not None
-        async with self.http.request(method, self.upstream.base + path) as resp:
-            raw = await resp.read()
-            try:
-                return resp.status, orjson.loads(raw), raw
-            except orjson.JSONDecodeError:
-                return resp.status, None, raw
-
-    async def _json_version(self, request: web.Request) -> web.Response:
-        _, data, _ = await self._upstream_json("GET", "/json/version")
-        return self._json(request, data)
-
-    async def _json_list(self, request: web.Request) -> web.Response:
-        _, data, _ = await self._upstream_json("GET", "/json/list")
-        return self._json(request, data)
-
-    async def _json_new(self, request: web.Request) -> web.Response:
-        assert self.guardian is not None
-        url = new_tab_url(request.rel_url.raw_query_string)
-        target_id = await self.guardian.create_tab(url, self.options.hold_timeout)
-        _, targets, _ = await self._upstream_json("GET", "/json/list")
-        entry = next((t for t in targets or [] if t.get("id") == target_id), None)
-        if entry is None:
-            return web.Response(status=500, text=f"could not find new target {target_id}")
-        entry = {**entry, "url": url}
-        return self._json(request, entry)
-
-    async def _json_forward(self, request: web.Request) -> web.Response:
-        status, data, raw = await self._upstream_json(request.method, request.path)
-        if data is None:
-            text = raw.decode("utf-8", "replace").replace(self.upstream.netloc, self.own_netloc)
-            return web.Response(status=status, text=text)
-        return self._json(request, data)
-
-    async def _json_protocol(self, request: web.Request) -> web.Response:
-        assert self.http is not None
-        async with self.http.get(self.upstream.base + "/json/protocol") as resp:
-            return web.Response(body=await resp.read(), status=resp.status,
-                                content_type="application/json")
-
-    async def _websocket(self, request: web.Request) -> web.StreamResponse:
-        assert self.http is not None and self.guardian is not None and self.events is not None
+    async def websocket(self, request: web.Request) -> web.StreamResponse:
         if self.guardian.closed.is_set():
             return web.Response(status=503, text="the guard has lost Chrome")
         # timeout: how long closing waits for the client's reply. A client that never
@@ -379,9 +200,8 @@ class GuardServer:
         except (aiohttp.ClientError, OSError) as exc:
             return web.Response(status=502, text=f"cannot reach Chrome: {exc}")
         await client.prepare(request)
-        page_target = request.match_info.get("target_id")
-        gate = ClientGate(self.options.config, page_target=page_target)
-        link = ClientLink(client, upstream, gate, self.guardian, self.events,
+        gate = ClientGate(self.options.config, page_target=request.match_info.get("target_id"))
+        link = ClientLink(client, upstream, gate, self.guardian, self.reports,
                           self.options.hold_timeout)
         self.links.add(link)
         try:
@@ -391,9 +211,83 @@ class GuardServer:
         return client
 
 
+# -- the parts, in the order ``start`` puts them in place ----------------------------------
+
+RequestHandler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _app(ready: asyncio.Future[GuardServer]) -> web.Application:
+    """The guard's HTTP app, bound before the guard exists: every request first waits for
+    it (``ready``), then passes the Host and Origin checks."""
+
+    @web.middleware
+    async def gatekeeper(request: web.Request, handler: RequestHandler) -> web.StreamResponse:
+        server = await asyncio.shield(ready)
+        refused = refusal(request, server.own_netloc, server.port,
+                          server.options.allow_origins)
+        if refused is not None:
+            return refused
+        return await handler(request)
+
+    def discovery(endpoint: Handler) -> RequestHandler:
+        async def handle(request: web.Request) -> web.StreamResponse:
+            return await endpoint(ready.result().discovery, request)
+        return handle
+
+    async def websocket(request: web.Request) -> web.StreamResponse:
+        return await ready.result().websocket(request)
+
+    app = web.Application(middlewares=[gatekeeper])
+    for path, method, endpoint in ENDPOINTS:
+        app.router.add_route(method, path, discovery(endpoint))
+        app.router.add_route(method, path + "/", discovery(endpoint))
+    app.router.add_get("/devtools/browser/{browser_id}", websocket)
+    app.router.add_get("/devtools/page/{target_id}", websocket)
+    return app
+
+
+async def _listen(app: web.Application, options: GuardOptions) -> tuple[web.AppRunner, int]:
+    try:
+        return await start_app(app, options.host, options.port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise GuardStartError(f"port {options.port} on {options.host} is in use; "
+                                  "choose another with --port", EXIT_BAD_INPUT) from None
+        raise GuardStartError(f"cannot listen on {options.host}:{options.port}: "
+                              f"{exc.strerror}", EXIT_BAD_INPUT) from None
+
+
+def _open_record(options: GuardOptions, upstream: Upstream) -> RecordWriter | None:
+    path = options.record_path
+    if path is None:
+        return None
+    moved = set_aside(path)
+    if moved is not None:
+        log.info("moved the previous record to %s", moved)
+    writer = RecordWriter(path)
+    writer.start(StartLine(
+        guard_version=__version__,
+        browser=upstream.browser,
+        protocol_version=str(upstream.version.get("Protocol-Version", "")),
+        config_sha256=options.config.sha256,
+        fault=options.fault.as_data() if options.fault else None,
+    ))
+    return writer
+
+
+async def _install(http: aiohttp.ClientSession, upstream: Upstream, options: GuardOptions,
+                   reports: Reports) -> Guardian:
+    scripts = PageScripts(options.config.deny_clicks, reports)
+    try:
+        return await Guardian.start(http, upstream.browser_ws, options.config,
+                                    FaultState(options.fault), reports, scripts)
+    except (aiohttp.ClientError, OSError) as exc:
+        raise GuardStartError(f"could not open Chrome's browser websocket: {exc}") from None
+    except (CdpError, ConnectionLost, TimeoutError) as exc:
+        raise GuardStartError("could not put the guard's net in place: "
+                              f"{exc or 'Chrome did not answer in time'}") from None
+
+
 async def run_guard(options: GuardOptions) -> int:
-    server = GuardServer(options)
-    await server.start()
+    server = await GuardServer.start(options)
     return await server.run_until_stopped()
-
-

@@ -1,0 +1,93 @@
+"""A ``Fetch.requestPaused`` event, read once into plain values.
+
+Chrome pauses a request twice at most: at the request stage (before it leaves) and, when
+the guard asked for it, at the response stage (the system's answer is in, the page has
+not seen it). Each stage is its own dataclass.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ajantik_cdp.core.rules import RequestFacts
+
+
+@dataclass(frozen=True)
+class PausedRequest:
+    request_id: str
+    session_id: str | None  # None: paused on the guard's browser session (the net)
+    frame_id: str | None
+    method: str
+    url: str
+    resource_type: str
+    headers: dict[str, str]
+    body: bytes | None
+    is_redirect: bool
+    paused_at: str  # when the guard first held it (ISO time, given by the caller)
+
+    @property
+    def facts(self) -> RequestFacts:
+        return RequestFacts(self.method, self.url, self.resource_type, self.is_redirect)
+
+
+@dataclass(frozen=True)
+class PausedResponse:
+    request_id: str
+    session_id: str | None
+    status: int | None
+    headers: dict[str, str]
+    error: str | None  # Chrome's reason when the request failed before an answer
+
+
+def is_response_stage(params: Mapping[str, Any]) -> bool:
+    return (params.get("responseStatusCode") is not None
+            or params.get("responseErrorReason") is not None)
+
+
+def read_request(session_id: str | None, params: Mapping[str, Any],
+                 paused_at: str) -> PausedRequest:
+    req = params.get("request") or {}
+    frame_id = params.get("frameId")
+    return PausedRequest(
+        request_id=str(params.get("requestId", "")),
+        session_id=session_id,
+        frame_id=frame_id if isinstance(frame_id, str) and frame_id else None,
+        method=str(req.get("method", "GET")),
+        url=str(req.get("url", "")) + str(req.get("urlFragment", "")),
+        resource_type=str(params.get("resourceType", "Other")),
+        headers={str(k): str(v) for k, v in (req.get("headers") or {}).items()},
+        body=_post_body(req),
+        is_redirect=params.get("redirectedRequestId") is not None,
+        paused_at=paused_at,
+    )
+
+
+def read_response(session_id: str | None, params: Mapping[str, Any]) -> PausedResponse:
+    status = params.get("responseStatusCode")
+    error = params.get("responseErrorReason")
+    return PausedResponse(
+        request_id=str(params.get("requestId", "")),
+        session_id=session_id,
+        status=int(status) if isinstance(status, int) else None,
+        headers={str(h.get("name", "")): str(h.get("value", ""))
+                 for h in params.get("responseHeaders") or [] if isinstance(h, Mapping)},
+        error=str(error) if error is not None else None,
+    )
+
+
+def _post_body(req: Mapping[str, Any]) -> bytes | None:
+    entries = req.get("postDataEntries")
+    if isinstance(entries, list) and entries:
+        try:
+            return b"".join(base64.b64decode(e.get("bytes", "")) for e in entries
+                            if isinstance(e, Mapping))
+        except (binascii.Error, ValueError):
+            pass
+    data = req.get("postData")
+    if isinstance(data, str):
+        return data.encode()
+    return None

@@ -1,0 +1,99 @@
+"""The guard's outgoing reports: blocks and recorded requests, on stderr and in the record.
+
+Everything here is told what happened (by the interception state machine, the client gate
+or a page script) and only formats and writes it; nothing here asks Chrome anything.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+from ajantik_cdp.core.interception import ReportBlock, ReportRequest
+from ajantik_cdp.core.record_schema import BlockLine, RequestLine, SystemAnswer
+from ajantik_cdp.core.redaction import Redactor
+from ajantik_cdp.core.rules import Decision, RequestFacts
+from ajantik_cdp.core.targets import Target
+from ajantik_cdp.record.writer import RecordWriter
+
+log = logging.getLogger("ajantik.cdp")
+
+
+class Reports:
+    def __init__(self, writer: RecordWriter | None, redactor: Redactor) -> None:
+        self.writer = writer
+        self.redactor = redactor
+
+    def _seq(self) -> int:
+        return self.writer.next_seq() if self.writer else 0
+
+    def network_block(self, report: ReportBlock) -> None:
+        req, where, decision = report.request, report.where, report.decision
+        url = self.redactor.url(req.url)
+        log.warning("BLOCKED %s %s (%s) in %s %s", req.method, url, decision.describe(),
+                    where.target_type, where.target_id[:8])
+        if self.writer:
+            self.writer.write(BlockLine(
+                seq=self._seq(), source="network", reason=decision.reason or "deny",
+                rule=decision.rule.label if decision.rule else None,
+                target_id=where.target_id, target_type=where.target_type,
+                frame_url=self.redactor.url(where.frame_url), method=req.method, url=url,
+                resource_type=req.resource_type,
+            ))
+
+    def client_block(self, session_id: str | None, target_id: str | None, facts: RequestFacts,
+                     decision: Decision) -> None:
+        url = self.redactor.url(facts.url)
+        log.warning("BLOCKED a client's rewrite of a paused request into %s %s (%s)",
+                    facts.method, url, decision.describe())
+        if self.writer:
+            self.writer.write(BlockLine(
+                seq=self._seq(), source="client", reason=decision.reason or "deny",
+                rule=decision.rule.label if decision.rule else None, target_id=target_id,
+                target_type=None, frame_url=None, method=facts.method, url=url,
+                resource_type=facts.resource_type,
+            ))
+
+    def click_block(self, target: Target, *, rule: str, label: str, frame_url: str,
+                    event: str) -> None:
+        log.warning("BLOCKED %s on %r (deny_clicks %s) in %s", event, label, rule,
+                    self.redactor.url(frame_url))
+        if self.writer:
+            self.writer.write(BlockLine(
+                seq=self._seq(), source="click", reason="deny_clicks", rule=rule,
+                target_id=target.target_id, target_type=target.target_type,
+                frame_url=self.redactor.url(frame_url), label=label, event=event,
+            ))
+
+    def request_done(self, report: ReportRequest) -> None:
+        req, where, fault = report.request, report.where, report.fault
+        client_status = report.client_status
+        if fault is not None:
+            log.warning("FAULT %s on %s %s: the client was answered %s", fault.value,
+                        req.method, self.redactor.url(req.url),
+                        client_status if client_status is not None else report.client_error)
+        if not self.writer:
+            return
+        red = self.redactor
+        system = report.system
+        answer = None
+        if system is not None:
+            answer = SystemAnswer(
+                status=system.status,
+                headers=red.headers(system.headers),
+                body=None if system.body is None else red.body(
+                    req.url, _content_type(system.headers), system.body),
+                error=system.error,
+            )
+        self.writer.write(RequestLine(
+            seq=self._seq(), target_id=where.target_id, target_type=where.target_type,
+            frame_url=red.url(where.frame_url), method=req.method, url=red.url(req.url),
+            resource_type=req.resource_type, request_headers=red.headers(req.headers),
+            request_body=red.body(req.url, _content_type(req.headers), req.body or b""),
+            system=answer, fault=fault.value if fault else None, client_status=client_status,
+            client_error=report.client_error, started=req.paused_at,
+        ))
+
+
+def _content_type(headers: Mapping[str, str]) -> str | None:
+    return next((v for k, v in headers.items() if k.lower() == "content-type"), None)
