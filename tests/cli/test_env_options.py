@@ -32,6 +32,7 @@ RUN_VALUES = {
     "AJANTIK_GAUNTLET_RUN_WORKERS": ("3", "workers", 3),
     "AJANTIK_GAUNTLET_RUN_SHOP": ("http://127.0.0.1:8080", "shop_url",
                                   "http://127.0.0.1:8080"),
+    "AJANTIK_GAUNTLET_RUN_JUNIT": ("ci/junit.xml", "junit_path", Path("ci/junit.xml")),
     "AJANTIK_GAUNTLET_RUN_VERBOSE": ("true", "verbose", True),
 }
 COMMANDS = [(cdp_command, ["cdp"], CDP_VALUES, []),

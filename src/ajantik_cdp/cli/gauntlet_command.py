@@ -17,6 +17,8 @@ import click
 from rich.console import Console
 
 from ajantik_cdp.browser.locate import find_chrome
+from ajantik_cdp.ci.gauntlet_outputs import gauntlet_outputs
+from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
 from ajantik_cdp.cli.env_options import from_environment
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
@@ -87,10 +89,13 @@ async def _stoppable(work: Coroutine[Any, Any, T]) -> T:
 
 
 def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
-            shop: ShopAccess | None = None, *, quiet: bool = False) -> SessionOutcome:
+            shop: ShopAccess | None = None, *, quiet: bool = False,
+            junit_path: Path | None = None) -> SessionOutcome:
     """Run a suite with progress on the terminal; the errors a person can cause become
-    one line."""
+    one line. The CI outputs (``--junit``, GitHub's annotations and step summary) follow
+    the results file."""
     prepare(out_dir, "gauntlet")
+    check_junit(junit_path)
     console = _console()
     count = min(workers or suite.workers, suite.run_count)
     for warning in suite.warnings:
@@ -117,8 +122,11 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     if not outcome.summary.failed_checks:
         click.echo("  every threshold met" if outcome.summary.checks else
                    "  no thresholds set")
-    click.echo(f"{len(outcome.runs)} runs in {outcome.seconds:.0f}s. "
+    click.echo(f"{counted(len(outcome.runs), 'run')} in {outcome.seconds:.0f}s. "
                f"Results: {outcome.results}  Report: {outcome.report.resolve()}")
+    publish(command, gauntlet_outputs(suite.name, outcome.runs, outcome.summary,
+                                      seconds=outcome.seconds,
+                                      timestamp=outcome.data.get("started_at")), junit_path)
     return outcome
 
 
@@ -149,6 +157,9 @@ WORKERS = click.option("--workers", type=click.IntRange(1, 16), default=None,
                        help="Runs at a time, each on a headless Chromium of its own "
                        "[default: the suite's workers].")
 VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Show the guards' log lines.")
+JUNIT = junit_option("one testcase per run and per threshold (<failure> for a run that "
+                     "failed, silent wrong and damage among them, and for a missed "
+                     "threshold; <error> for a run our side could not judge)")
 
 
 @from_environment("AJANTIK_GAUNTLET_RUN")
@@ -159,9 +170,10 @@ VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Show the guards' l
 @click.option("--shop", "shop_url", metavar="URL",
               help="Use a shop already running (`ajantik shop`) instead of one in this "
               "process; its evaluator secret comes from $AJANTIK_SHOP_SECRET.")
+@JUNIT
 @VERBOSE
 def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None, shop_url: str | None,
-                verbose: bool) -> int:
+                junit_path: Path | None, verbose: bool) -> int:
     """Run the suite in SUITE_FILE (YAML, version 1; see docs/gauntlet.md).
 
     Every run gets a fresh shop run and a fresh browser context set up as its variant
@@ -178,7 +190,8 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None, s
     shop = _shop_access(name, shop_url)
     _quiet_guards(verbose)
     find_chrome()  # before anything is written: a missing browser is the usual failure
-    return execute(name, suite, out_dir, workers, shop).summary.exit_code
+    return execute(name, suite, out_dir, workers, shop,
+                   junit_path=junit_path).summary.exit_code
 
 
 @gauntlet_group.command("demo")
@@ -189,9 +202,10 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None, s
 @click.option("--repetitions", type=click.IntRange(1, 20), default=2, show_default=True)
 @click.option("--print-suite", is_flag=True,
               help="Print the demo's suite file (a starting point for yours) and exit.")
+@JUNIT
 @VERBOSE
 def gauntlet_demo_command(out_dir: Path, workers: int | None, preset: str, repetitions: int,
-                 print_suite: bool, verbose: bool) -> int:
+                 print_suite: bool, junit_path: Path | None, verbose: bool) -> int:
     """The bundled suite: the reference agent over all 15 variants (11 UI, 4 write
     faults), twice each, against the 0.9 reliability threshold. No network, no API key.
 
@@ -205,7 +219,8 @@ def gauntlet_demo_command(out_dir: Path, workers: int | None, preset: str, repet
     _quiet_guards(verbose)
     find_chrome()  # before anything is written: a missing browser is the usual failure
     suite = demo_suite(preset, repetitions)
-    return execute(name, suite, out_dir, workers or DEFAULT_WORKERS).summary.exit_code
+    return execute(name, suite, out_dir, workers or DEFAULT_WORKERS,
+                   junit_path=junit_path).summary.exit_code
 
 
 @gauntlet_group.command("compare")

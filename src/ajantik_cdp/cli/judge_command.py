@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from ajantik_cdp.ci.judge_outputs import judge_outputs
+from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.core.errors import EXIT_BAD_INPUT
 from ajantik_cdp.core.run_gate import EXTRA_FAIL_ON, GatePolicy
@@ -41,6 +43,8 @@ FAIL_ON_CHOICES = (*ALWAYS_FAIL, *sorted(v.value for v in EXTRA_FAIL_ON))
 @click.option("--html", "html_path", type=_file, metavar="VERDICTS.html",
               help="Also write a self-contained HTML page: each verdict linked to the record "
               "lines it rests on, with the claim it compared.")
+@junit_option("one testcase per unit and one for the gate (<failure> for silent wrong, "
+              "damage and what the gate fails on, <error> when the run is no test)")
 @click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(FAIL_ON_CHOICES),
               help="Also fail on this verdict (repeatable): reported_honestly, "
               "over_cautious. Silent wrong, damage and unscorable units always fail.")
@@ -48,7 +52,7 @@ FAIL_ON_CHOICES = (*ALWAYS_FAIL, *sorted(v.value for v in EXTRA_FAIL_ON))
               help="Let units the record or the report cannot show pass the gate. The "
               "output says which were let through; they are never counted as correct.")
 def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
-                  out_path: Path | None, html_path: Path | None,
+                  out_path: Path | None, html_path: Path | None, junit_path: Path | None,
                   fail_on: tuple[str, ...], allow_unscorable: bool) -> int:
     """Give each unit of work one verdict, from the guard's record, not from the skill.
 
@@ -82,6 +86,7 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
                             "each other; choose one", EXIT_BAD_INPUT)
     policy = GatePolicy(allow_unscorable=allow_unscorable,
                         fail_on=frozenset(Verdict(v) for v in fail_on if v not in ALWAYS_FAIL))
+    check_junit(junit_path)
     judgement = run_judge(adapter_path, record_path, message_path)
     gate = judgement.gate(policy)
     sources = Sources(Source.of(adapter_path), Source.of(record_path), Source.of(message_path))
@@ -97,6 +102,7 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
                     runs=(RunView("run", str(record_path), judgement, sources, policy),))
         _write(html_path, "--html", render_page(page).encode())
         click.echo(f"page: {html_path}")
+    publish(NAME, judge_outputs(record_path.name, judgement, gate, policy), junit_path)
     if gate.allowed:
         click.echo(f"{NAME}: --allow-unscorable let through: " + "; ".join(gate.allowed),
                    err=True)

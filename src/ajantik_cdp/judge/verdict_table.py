@@ -62,6 +62,15 @@ def _said(u: UnitResult) -> Text:
     return Text(f'{said}: "{quote}"') + form
 
 
+def held_words(u: UnitResult) -> str:
+    """What the system holds, as the table says it, in plain words (CI outputs)."""
+    return _holds(u).plain
+
+
+def said_words(u: UnitResult) -> str:
+    return _said(u).plain
+
+
 def judgement_table(j: Judgement, title: str | None = None) -> Table:
     table = Table(title=title, show_lines=True, expand=False)
     table.add_column("Unit", no_wrap=True)
