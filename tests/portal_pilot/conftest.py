@@ -8,7 +8,7 @@ from typing import Any
 import pytest_asyncio
 
 from ajantik_cdp.demo.runner import guard_config_data, sign_in
-from portal_pilot.portal import Portal
+from ajantik_portal_pilot.portal import Portal
 from tests.conftest import GuardFactory, RunningGuard
 
 

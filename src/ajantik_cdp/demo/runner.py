@@ -30,10 +30,10 @@ from ajantik_cdp.judge.verdict_file import Source, Sources, encode_verdicts, ver
 from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions
-from portal_pilot.portal import PASSWORD, USERNAME, Portal
-from portal_pilot.scripted_skills import SKILLS
-from portal_pilot.task import SKILL_DIR, FilingTask, load_task
-from portal_pilot.truth import registry_truth
+from ajantik_portal_pilot.portal import PASSWORD, USERNAME, Portal
+from ajantik_portal_pilot.scripted_skills import SKILLS
+from ajantik_portal_pilot.task import SKILL_DIR, FilingTask, load_task
+from ajantik_portal_pilot.truth import registry_truth
 
 ADAPTER = SKILL_DIR / "adapter.py"
 GUARD_CONFIG = SKILL_DIR / "guard.json"
