@@ -136,3 +136,7 @@ def test_the_guard_creates_its_records_folder(chrome, tmp_path: Path) -> None:
     finally:
         guard.proc.send_signal(signal.SIGTERM)
         assert guard.wait() == 0, guard.rest_of_stderr()
+    # Its last line counts what it recorded, each count with its own number.
+    last = guard.rest_of_stderr().strip().splitlines()[-1]
+    assert f"record {record}: 0 requests, 0 writes, 0 blocks, 0 faults" in last, last
+    assert "(s)" not in last

@@ -27,6 +27,7 @@ from ajantik_cdp.core.client_gate import ClientGate
 from ajantik_cdp.core.config import GuardConfig
 from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_OK
 from ajantik_cdp.core.faults import FaultSpec, FaultState
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.record_schema import StartLine
 from ajantik_cdp.core.redaction import Redactor
 from ajantik_cdp.core.targets import TargetState
@@ -167,7 +168,7 @@ class GuardServer:
         await asyncio.gather(*(link.close(close_code, reason) for link in links),
                              return_exceptions=True)
         if links:
-            log.info("closed %d client connection(s): %s", len(links), reason)
+            log.info("closed %s: %s", counted(len(links), "client connection"), reason)
         await self.guardian.close()
         await self.runner.cleanup()
         if self.writer is not None:
@@ -175,9 +176,9 @@ class GuardServer:
         await self.http.close()
         if self.writer is not None:
             counts = self.writer.counts
-            log.info("stopped (%s); record %s: %d request(s), %d write(s), %d block(s), "
-                     "%d fault(s)", reason, self.writer.path, counts["request"],
-                     counts["write"], counts["block"], counts["fault"])
+            log.info("stopped (%s); record %s: %s", reason, self.writer.path,
+                     ", ".join(counted(counts[kind], kind)
+                               for kind in ("request", "write", "block", "fault")))
 
     # -- client connections -------------------------------------------------------------
 
