@@ -194,3 +194,14 @@ def test_gauntlet_run_junit_and_actions_end_to_end(tmp_path: Path) -> None:
                for x in lines)
     md = summary.read_text()
     assert "### ajantik gauntlet: liar: FAILS" in md and "| baseline | ui | 0/1 |" in md
+
+
+def test_a_gauntlet_junit_path_that_cannot_be_written_fails_before_the_work(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "report.txt"
+    blocker.write_text("a file where a folder must be")
+    monkeypatch.chdir(tmp_path)
+    res = run("gauntlet", "demo", "--junit", str(blocker / "j.xml"), env=OFF_ACTIONS)
+    assert res.code == 2
+    assert f"--junit {blocker / 'j.xml'}: {blocker} is a file" in res.one_line_error()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.txt"]  # nothing made

@@ -94,8 +94,8 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     """Run a suite with progress on the terminal; the errors a person can cause become
     one line. The CI outputs (``--junit``, GitHub's annotations and step summary) follow
     the results file."""
+    check_junit(junit_path)  # first: a refused path leaves no results folder behind
     prepare(out_dir, "gauntlet")
-    check_junit(junit_path)
     console = _console()
     count = min(workers or suite.workers, suite.run_count)
     for warning in suite.warnings:
