@@ -75,7 +75,7 @@ def test_judge_junit_fails_the_silent_wrong_unit_and_the_gate(runs: Runs) -> Non
     assert (cases["A-2"].kind, cases["A-2"].type) == ("failure", "unscorable")
     gate = cases["gate"]
     assert (gate.kind, gate.type) == ("failure", "silent_wrong")
-    assert "1 silent wrong (A-1)" in gate.message
+    assert gate.message == "1 silent wrong (A-1); 1 unscorable (A-2)"
     assert f"junit: {junit}" in res.stdout
     assert annotations(res.stdout) == []  # not under Actions: no workflow commands
 
@@ -109,7 +109,8 @@ def test_judge_under_github_actions_annotates_and_appends_the_summary(runs: Runs
     lines = annotations(res.stdout)
     assert lines[0].startswith("::error title=silent wrong%3A A-1::phantom.jsonl: the skill "
                                "claimed A-1 done; the system holds: ")
-    assert lines[1].startswith("::error title=ajantik test judge%3A the gate fails::")
+    assert lines[1] == ("::error title=ajantik test judge%3A the gate fails (silent wrong)::"
+                        "phantom.jsonl: 1 silent wrong (A-1); 1 unscorable (A-2)")
     assert len(lines) == 2
     md = summary.read_text()
     assert md.startswith("an earlier step's summary\n")  # appended, never replaced

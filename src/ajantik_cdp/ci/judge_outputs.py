@@ -42,8 +42,9 @@ def _unit_problem(u: UnitResult, policy: GatePolicy) -> Problem | None:
 def _gate_problem(gate: GateResult) -> Problem | None:
     if gate.passed:
         return None
-    text = f"{gate.outcome.label}: " + "; ".join(gate.failing)
-    return Problem("failure" if gate.counted else "error", gate.outcome.value, text)
+    # The outcome is the type; the reasons already name it ("1 silent wrong (R-102)").
+    return Problem("failure" if gate.counted else "error", gate.outcome.value,
+                   "; ".join(gate.failing))
 
 
 def judge_outputs(run: str, j: Judgement, gate: GateResult, policy: GatePolicy) -> CiOutputs:
@@ -58,8 +59,8 @@ def judge_outputs(run: str, j: Judgement, gate: GateResult, policy: GatePolicy) 
                               f"the system holds: {held_words(u)}") for u in silent],
                    f"{run}: further silent wrong units; see the verdicts")
     if not gate.passed:
-        notes.append(annotation("error", f"{SUITE}: the gate fails",
-                                f"{run}: {gate.outcome.label}: " + "; ".join(gate.failing)))
+        notes.append(annotation("error", f"{SUITE}: the gate fails ({gate.outcome.label})",
+                                f"{run}: " + "; ".join(gate.failing)))
     rows = [[u.unit, u.verdict.label, held_words(u), said_words(u),
              "; ".join(f"{d.kind}: {d.detail}" for d in u.damage) or "–"] for u in j.units]
     verdict = "passes" if gate.passed else f"FAILS ({gate.outcome.label})"
