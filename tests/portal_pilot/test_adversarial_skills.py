@@ -83,11 +83,10 @@ async def _run(pw: Any, chrome: ChromeProcess, folder: Path, adversary: Adversar
     await portal.start()
     try:
         record = folder / f"{adversary.name.replace(' ', '-')}.jsonl"
-        guard = GuardServer(GuardOptions(
+        guard = await GuardServer.start(GuardOptions(
             upstream=chrome.http_url, config=guard_config(portal.origin), port=0,
             record_path=record, install_signal_handlers=False,
             fault=parse_fault(adversary.fault) if adversary.fault else None))
-        await guard.start()
         try:
             text, error = await _drive(pw, f"http://127.0.0.1:{guard.port}", portal.origin,
                                        adversary)
