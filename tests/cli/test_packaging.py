@@ -1,5 +1,5 @@
 """What the wheel puts in a user's site-packages: only packages named for the project
-(a generic top-level name, such as the example's former `portal_pilot`, can shadow or be
+(a generic top-level name, such as the example's former `ajantik_portal_pilot`, can shadow or be
 shadowed by a package of the user's). Read from pyproject's own package discovery."""
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ajantik_cdp.demo.runner import guard_config_data
+from ajantik_cdp.demo.portal_system import guard_config_data
 from ajantik_portal_pilot.portal import Portal
 from ajantik_portal_pilot.task import SKILL_DIR
 from tests.conftest import GuardFactory
@@ -68,7 +68,7 @@ async def test_the_headless_sign_in_signs_in(pw: Any, chrome: Any, portal: Porta
 
 async def test_the_submission_step_prints_and_logs_what_the_readme_says(
         pw: Any, guard: GuardFactory, portal: Portal, guard_log: list[str]) -> None:
-    from ajantik_cdp.demo.runner import sign_in
+    from ajantik_portal_pilot.sign_in import sign_in
 
     g = await guard(guard_config_data(portal.origin))
     browser = await pw.chromium.connect_over_cdp(g.url)
@@ -92,7 +92,8 @@ async def test_the_submission_step_prints_and_logs_what_the_readme_says(
 
 
 def test_no_command_runs_inside_the_package() -> None:
-    route = README[README.index("## Run it by hand"):README.index("## Adapting it")]
+    # The route by hand and its crash test; `ajantik test run`'s section is its own.
+    route = README[README.index("## Run it by hand"):README.index("## Crash-test it with")]
     assert "cd examples/portal-pilot" not in route
     for line in route.splitlines():
         for name in ("guard.json", "adapter.py", "scripts/", "files/"):
