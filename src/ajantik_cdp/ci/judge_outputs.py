@@ -8,6 +8,8 @@ fired) is an ``error``: no test of the skill, and never a pass.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ajantik_cdp.ci.github import annotation, capped, cell, table
 from ajantik_cdp.ci.junit import Case, Problem
 from ajantik_cdp.ci.outputs import CiOutputs
@@ -77,3 +79,25 @@ def judge_outputs(run: str, j: Judgement, gate: GateResult, policy: GatePolicy) 
         parts.append("\n**Damage tied to no unit:**\n\n"
                      + "".join(f"- {cell(d.kind)}: {cell(d.detail)}\n" for d in unit_free))
     return CiOutputs(SUITE, tuple(cases), tuple(notes), "".join(parts))
+
+
+def runs_outputs(suite: str, runs: Sequence[tuple[str, Judgement, GateResult]],
+                 policy: GatePolicy, *, seconds: float | None = None) -> CiOutputs:
+    """Many judged runs (``ajantik test run``): each run's cases, its annotations (capped
+    together, as GitHub caps them per step) and its summary, one after the other."""
+    parts = [judge_outputs(name, j, gate, policy) for name, j, gate in runs]
+    cases = tuple(c for o in parts for c in o.cases)
+    silent = [(u.unit, name, held_words(u)) for name, j, _ in runs for u in j.units
+              if u.verdict is Verdict.SILENT_WRONG]
+    notes = capped("error", [(f"silent wrong: {unit}", f"{name}: the skill claimed {unit} "
+                              f"done; the system holds: {held}") for unit, name, held in silent],
+                   f"{suite}: further silent wrong units; see the report")
+    notes += capped("error", [(f"{SUITE}: the gate fails ({gate.outcome.label})",
+                               f"{name}: " + "; ".join(gate.failing))
+                              for name, _, gate in runs if not gate.passed],
+                    f"{suite}: further runs fail the gate; see the report")
+    failed = sum(not gate.passed for _, _, gate in runs)
+    head = f"### {cell(suite)}: {failed} of {len(runs)} runs fail the gate\n\n"
+    return CiOutputs(suite, cases, tuple(notes),
+                     head + "\n".join(o.summary.replace("### ", "#### ", 1) for o in parts),
+                     seconds)
