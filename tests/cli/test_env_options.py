@@ -33,6 +33,13 @@ RUN_VALUES = {
     "AJANTIK_GAUNTLET_RUN_SHOP": ("http://127.0.0.1:8080", "shop_url",
                                   "http://127.0.0.1:8080"),
     "AJANTIK_GAUNTLET_RUN_JUNIT": ("ci/junit.xml", "junit_path", Path("ci/junit.xml")),
+    "AJANTIK_GAUNTLET_RUN_EXECUTOR": ("ray", "executor", "ray"),
+    "AJANTIK_GAUNTLET_RUN_RAY_ADDRESS": ("10.0.0.5:6379", "ray_address", "10.0.0.5:6379"),
+    "AJANTIK_GAUNTLET_RUN_SHOP_HOST": ("10.0.0.9", "shop_host", "10.0.0.9"),
+    "AJANTIK_GAUNTLET_RUN_BROWSER": ("http://a.test:1 http://b.test:2", "browser_urls",
+                                     ("http://a.test:1", "http://b.test:2")),
+    "AJANTIK_GAUNTLET_RUN_RETRIES": ("2", "retries", 2),
+    "AJANTIK_GAUNTLET_RUN_RESUME": ("old-results", "resume_dir", Path("old-results")),
     "AJANTIK_GAUNTLET_RUN_VERBOSE": ("true", "verbose", True),
 }
 COMMANDS = [(cdp_command, ["cdp"], CDP_VALUES, []),

@@ -29,6 +29,7 @@ QUIET_FLAGS = (
     "--disable-default-apps",
     "--metrics-recording-only",
 )
+PROFILE_PREFIX = "ajantik-chrome-"  # throwaway profiles, so leftovers can be told apart
 HEADLESS_FLAGS = ("--headless=new", "--disable-gpu", "--hide-scrollbars", "--mute-audio")
 
 
@@ -139,7 +140,7 @@ def start_chrome(*, executable: str | None = None, port: int = 0, profile: Path 
     (read back from the profile's DevToolsActivePort file)."""
     exe = executable or find_chrome()
     own = profile is None
-    prof = Path(tempfile.mkdtemp(prefix="ajantik-chrome-")) if profile is None else profile
+    prof = Path(tempfile.mkdtemp(prefix=PROFILE_PREFIX)) if profile is None else profile
     prof.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
         (prof / "DevToolsActivePort").unlink()

@@ -16,13 +16,20 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
+from ajantik_cdp.browser.endpoints import EndpointScrubber
 from ajantik_cdp.browser.locate import find_chrome
 from ajantik_cdp.ci.gauntlet_outputs import gauntlet_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
 from ajantik_cdp.cli.env_options import from_environment
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
-from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_INTERRUPTED
+from ajantik_cdp.core.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_CHROME,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    AjantikError,
+)
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.gauntlet.report.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.report.progress_display import SuiteProgress
@@ -30,12 +37,14 @@ from ajantik_cdp.gauntlet.report.report_page import render_report
 from ajantik_cdp.gauntlet.report.terminal_tables import comparison_table, summary_table
 from ajantik_cdp.gauntlet.run.doctor import checks
 from ajantik_cdp.gauntlet.run.executor import ShopAccess
+from ajantik_cdp.gauntlet.run.placement import Placement, resolve_placement
+from ajantik_cdp.gauntlet.run.resume import Resumed, resume_from
 from ajantik_cdp.gauntlet.run.suite_loading import load_suite
 from ajantik_cdp.gauntlet.run.suite_session import SessionOutcome, run_session
 from ajantik_cdp.gauntlet.score.comparison import compare
 from ajantik_cdp.gauntlet.score.results_file import read_results
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
-from ajantik_cdp.gauntlet.suite.suite_file import PRESETS, Suite
+from ajantik_cdp.gauntlet.suite.suite_file import MAX_RETRIES, PRESETS, Suite
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, UI_VARIANTS
 from ajantik_cdp.output_folder import make_folder, make_parent, prepare
 
@@ -88,40 +97,74 @@ async def _stoppable(work: Coroutine[Any, Any, T]) -> T:
             loop.remove_signal_handler(sig)
 
 
+def _where(placement: Placement, count: int) -> str:
+    if placement.browsers:
+        return f"{len(placement.browsers)} remote browser(s)"
+    if placement.executor == "ray":
+        cluster = (f"the Ray cluster at {placement.ray_address}" if placement.ray_address
+                   else "a Ray instance of this machine's own")
+        return f"{count} worker(s) on {cluster}"
+    return f"{count} worker(s)"
+
+
 def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
             shop: ShopAccess | None = None, *, quiet: bool = False,
+            placement: Placement | None = None, resume: Resumed | None = None,
             junit_path: Path | None = None) -> SessionOutcome:
     """Run a suite with progress on the terminal; the errors a person can cause become
-    one line. The CI outputs (``--junit``, GitHub's annotations and step summary) follow
-    the results file."""
+    one line (with every remote browser's endpoint scrubbed from it). The CI outputs
+    (``--junit``, GitHub's annotations and step summary) follow the results file."""
+    placement = placement or Placement()
     check_junit(junit_path)  # first: a refused path leaves no results folder behind
-    prepare(out_dir, "gauntlet")
+    if resume is None:
+        prepare(out_dir, "gauntlet")
     console = _console()
     count = min(workers or suite.workers, suite.run_count)
+    if placement.browsers:
+        count = len(placement.browsers)  # one run at a time each
     for warning in suite.warnings:
         click.echo(f"note: {warning}")
+    if placement.shop_host and placement.shop_host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"note: the shop listens on {placement.shop_host}: anyone who reaches it "
+                   "can shop there; its evaluator endpoints need the secret")
     click.echo(f"{command}: {suite.name}: {suite.agent.describe()}, "
                f"{counted(len(suite.variants), 'variant')} x {suite.repetitions} = "
-               f"{counted(suite.run_count, 'run')} on {counted(count, 'worker')}; "
+               f"{counted(suite.run_count, 'run')} on {_where(placement, count)}; "
                f"writing to {out_dir}/")
-    progress = SuiteProgress(suite.run_count, console, lines=None if not quiet else True)
+    todo = suite.run_count - (len(resume.kept) if resume else 0)
+    if resume is not None:
+        click.echo(f"resuming: {len(resume.kept)} finished run(s) kept, {todo} to run")
+    progress = SuiteProgress(todo, console, lines=None if not quiet else True)
+    scrub = EndpointScrubber(placement.browsers).scrub
     try:
         with progress:
-            outcome = asyncio.run(_stoppable(run_session(suite, out_dir, workers=count,
-                                                         on_done=progress.done, shop=shop)))
+            outcome = asyncio.run(_stoppable(run_session(
+                suite, out_dir, workers=count, on_done=progress.done, shop=shop,
+                placement=placement, resume=resume)))
     except asyncio.CancelledError:
-        done = sum(progress.counts.values())
+        done = sum(progress.counts.values()) + suite.run_count - todo
         raise CommandFailed(command, f"interrupted after {done} of {suite.run_count} runs; "
-                            f"what finished is in {out_dir / 'results.json'}",
-                            EXIT_INTERRUPTED) from None
+                            f"what finished is in {out_dir / 'results.json'} (carry on "
+                            f"with --resume {out_dir})", EXIT_INTERRUPTED) from None
     except OSError as exc:  # the shop could not bind, the folder vanished...
-        raise CommandFailed(command, str(exc), EXIT_BAD_INPUT) from None
+        raise CommandFailed(command, scrub(str(exc)), EXIT_BAD_INPUT) from None
+    except AjantikError as exc:  # no Ray, a cluster or a browser that cannot be reached
+        raise CommandFailed(command, scrub(str(exc)), exc.exit_code) from None
+    except Exception as exc:
+        if not placement.browsers or os.environ.get("AJANTIK_DEBUG"):
+            raise
+        # A bug of ours, but its text may quote an endpoint: scrubbed like the rest.
+        raise CommandFailed(command, f"internal error: {scrub(repr(exc))} (set "
+                            "AJANTIK_DEBUG=1 for the traceback)", EXIT_INTERNAL) from None
     console.print(summary_table(outcome.summary, suite.repetitions))
     for c in outcome.summary.failed_checks:
         click.echo(f"  not met: {c.scope}: {c.detail}")
     if not outcome.summary.failed_checks:
         click.echo("  every threshold met" if outcome.summary.checks else
                    "  no thresholds set")
+    lost = [n for n in outcome.data.get("notes", []) if "lost to infrastructure" in n]
+    for n in lost:
+        click.echo(f"  infrastructure: {n}")
     click.echo(f"{counted(len(outcome.runs), 'run')} in {outcome.seconds:.0f}s. "
                f"Results: {outcome.results}  Report: {outcome.report.resolve()}")
     publish(command, gauntlet_outputs(suite.name, outcome.runs, outcome.summary,
@@ -170,28 +213,76 @@ JUNIT = junit_option("one testcase per run and per threshold (<failure> for a ru
 @click.option("--shop", "shop_url", metavar="URL",
               help="Use a shop already running (`ajantik shop`) instead of one in this "
               "process; its evaluator secret comes from $AJANTIK_SHOP_SECRET.")
+@click.option("--executor", type=click.Choice(("local", "ray")), default=None,
+              help="Where runs run: headless Chromiums on this machine, or on every node "
+              "of a Ray cluster (pip install 'ajantik-cdp[ray]'; docs/scale.md) "
+              "[default: the suite's executor, else local].")
+@click.option("--ray-address", metavar="ADDR",
+              help="Join the Ray cluster at ADDR (e.g. 10.0.0.5:6379, or auto) instead of "
+              "starting a Ray instance of this machine's own; implies --executor ray.")
+@click.option("--shop-host", metavar="HOST",
+              help="Address the in-process shop listens on, one the browsers can reach "
+              "[default: loopback; with Ray, the address the nodes reach this machine at].")
+@click.option("--browser", "browser_urls", metavar="URL", multiple=True,
+              help="A remote browser's DevTools endpoint (http://host:port or ws://...), "
+              "used instead of local Chromium, one run at a time; repeat for more. An "
+              "endpoint is a credential: it is never written anywhere.")
+@click.option("--retries", type=click.IntRange(0, MAX_RETRIES), default=None,
+              help="Times a run lost with its browser or node is run again on another "
+              "worker [default: the suite's retries, else 1].")
+@click.option("--resume", "resume_dir", metavar="OUT", type=click.Path(path_type=Path),
+              help="Carry on an interrupted suite in its folder OUT: the runs in "
+              "OUT/results.json are kept, the rest (and any lost to infrastructure) run, "
+              "the summary covers all. A suite file changed since is refused.")
 @JUNIT
 @VERBOSE
-def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None, shop_url: str | None,
-                junit_path: Path | None, verbose: bool) -> int:
+def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
+                         shop_url: str | None, executor: str | None, ray_address: str | None,
+                         shop_host: str | None, browser_urls: tuple[str, ...],
+                         retries: int | None, resume_dir: Path | None,
+                         junit_path: Path | None, verbose: bool) -> int:
     """Run the suite in SUITE_FILE (YAML, version 1; see docs/gauntlet.md).
 
     Every run gets a fresh shop run and a fresh browser context set up as its variant
     requires; the agent works under the suite's deadline; the shop's own state is then
     judged against the task. Fault variants put a guard with that fault in front of the
-    browser. Exit code 0 when every threshold is met, 1 when one is not, 2 for a bad
-    suite file (every problem in one message).
+    browser. The browsers are headless Chromiums on this machine, remote browsers
+    (--browser), or Chromiums on the nodes of a Ray cluster (--executor ray); where a
+    run ran never changes how it is judged. A run lost with its browser or node is
+    infrastructure, run again on another worker (--retries). Exit code 0 when every
+    threshold is met, 1 when one is not, 2 for a bad suite file (every problem in one
+    message) or options that do not fit together.
 
     Every option can also be set in the environment variable named after it (below);
     the command line wins.
     """
     name = f"{NAME} run"
     suite = load_suite(suite_file)
+    resume = None
+    if resume_dir is not None:
+        if click.get_current_context().get_parameter_source("out_dir") is \
+                click.core.ParameterSource.COMMANDLINE and out_dir != resume_dir:
+            raise CommandFailed(name, "--resume OUT writes into OUT; leave --out out", 2)
+        out_dir = resume_dir
+        resume = resume_from(resume_dir, suite)
     shop = _shop_access(name, shop_url)
+    placement = resolve_placement(suite, executor=executor, ray_address=ray_address,
+                                  browsers=browser_urls, shop_host=shop_host, retries=retries)
+    if shop is not None and shop_host is not None:
+        raise CommandFailed(name, "--shop-host is for the shop this command starts; with "
+                            "--shop the shop is already listening", 2)
     _quiet_guards(verbose)
-    find_chrome()  # before anything is written: a missing browser is the usual failure
-    return execute(name, suite, out_dir, workers, shop,
-                   junit_path=junit_path).summary.exit_code
+    if placement.executor == "ray":
+        from ajantik_cdp.gauntlet.run.ray_executor import check_reachable, import_ray
+
+        # Before anything is written: is the extra there, does the cluster answer?
+        import_ray(own_instance=placement.ray_address is None)
+        if placement.ray_address:
+            check_reachable(placement.ray_address)
+    elif not placement.browsers:
+        find_chrome()  # before anything is written: a missing browser is the usual failure
+    return execute(name, suite, out_dir, workers, shop, placement=placement,
+                   resume=resume, junit_path=junit_path).summary.exit_code
 
 
 @gauntlet_group.command("demo")

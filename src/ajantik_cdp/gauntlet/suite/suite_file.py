@@ -13,6 +13,9 @@ and says where it lives (relative paths in a command agent are resolved against 
     repetitions: 3
     workers: 4                                      # runs at a time
     thresholds: {reliability: 0.9}
+    executor: local                  # or ray, or {type: ray, address: "10.0.0.5:6379"}
+    browsers: ["${BROWSER_URL}"]     # remote browsers' DevTools endpoints (local only)
+    retries: 1                       # runs lost with their browser or node, run again
 """
 
 from __future__ import annotations
@@ -39,11 +42,14 @@ SUITE_VERSION = 1
 PRESETS = ("naive", "reference", "resilient")
 GATES = ("estimate", "lower_bound")
 TOP_KEYS = ("version", "name", "agent", "task", "variants", "repetitions", "workers",
-            "deadline", "confidence", "thresholds")
+            "deadline", "confidence", "thresholds", "executor", "browsers", "retries")
+EXECUTORS = ("local", "ray")
 # The name `workers` had before it was the one name of the CLI, the docs and the file;
 # still read, with a note, so existing suite files keep working.
 OLD_WORKERS_KEY = "concurrency"
-DEFAULTS = {"repetitions": 3, "workers": 2, "deadline": 60.0, "confidence": 0.95}
+DEFAULTS = {"repetitions": 3, "workers": 2, "deadline": 60.0, "confidence": 0.95,
+            "retries": 1}
+MAX_RETRIES = 5
 MAX_REPETITIONS = 100
 MAX_WORKERS = 16
 MAX_DEADLINE = 3600.0
@@ -117,6 +123,12 @@ class Suite:
     thresholds: Thresholds
     source: str = "<suite>"
     warnings: tuple[str, ...] = field(default=())
+    # Where the runs run, not what they measure: never in as_data (an endpoint is a
+    # credential, and a suite resumed elsewhere is the same suite).
+    executor: str = "local"
+    ray_address: str | None = None
+    browsers: tuple[str, ...] = field(default=(), repr=False)
+    retries: int = 1
 
     @property
     def run_count(self) -> int:
@@ -306,6 +318,38 @@ def _thresholds(p: _Problems, raw: Any) -> Thresholds:
     return Thresholds(float(rel) if rel is not None else None, sw, str(gate))
 
 
+def _executor(p: _Problems, raw: Any) -> tuple[str, str | None]:
+    if raw is None:
+        return "local", None
+    if isinstance(raw, str) and raw in EXECUTORS:
+        return raw, None
+    if isinstance(raw, Mapping) and raw.get("type") in EXECUTORS:
+        _unknown_keys(p, "executor", raw, ("type", "address"))
+        address = raw.get("address")
+        if address is not None and (not isinstance(address, str) or not address.strip()):
+            p.add("executor.address", "must be the Ray cluster's address, e.g. "
+                  "\"10.0.0.5:6379\"")
+            address = None
+        if address is not None and raw["type"] != "ray":
+            p.add("executor.address", "is for executor ray")
+        return str(raw["type"]), address
+    p.add("executor", f"must be {' or '.join(EXECUTORS)}, or {{type: ray, address: ...}}; "
+          f"got {raw!r}")
+    return "local", None
+
+
+def _browsers(p: _Problems, raw: Any) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not raw or not all(isinstance(b, str) and b.strip()
+                                                       for b in raw):
+        # The value itself is never quoted: it may carry a token.
+        p.add("browsers", "must be a list of DevTools endpoints (http://host:port or "
+              "ws://...), or ${VARIABLE}s that hold them")
+        return ()
+    return tuple(b.strip() for b in raw)
+
+
 def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
                 find_program: FindProgram | None = None) -> Suite:
     """Parse and validate a suite; raises SuiteError with every problem found."""
@@ -340,6 +384,12 @@ def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
     deadline = _number(p, data, "deadline", 1, MAX_DEADLINE, whole=False)
     confidence = _number(p, data, "confidence", 0.5, 0.999, whole=False)
     thresholds = _thresholds(p, data.get("thresholds"))
+    executor, ray_address = _executor(p, data.get("executor"))
+    browsers = _browsers(p, data.get("browsers"))
+    if browsers and executor == "ray":
+        p.add("browsers", "are for executor local: with executor ray every node runs "
+              "its own Chromium")
+    retries = _number(p, data, "retries", 0, MAX_RETRIES, whole=True)
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         p.add("name", "must be text")
@@ -353,4 +403,5 @@ def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
         agent=agent, task=task, variants=variants, repetitions=int(repetitions),
         workers=int(workers), deadline=float(deadline),
         confidence=float(confidence), thresholds=thresholds, source=source,
-        warnings=tuple(warnings))
+        warnings=tuple(warnings), executor=executor, ray_address=ray_address,
+        browsers=browsers, retries=int(retries))
