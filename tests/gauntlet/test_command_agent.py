@@ -26,7 +26,7 @@ def test_the_example_agent_as_a_command_agent(tmp_path: Path) -> None:
     suite = write_suite(tmp_path, "custom", variants=["baseline", "phantom_add_to_cart"],
                         command=python_command(CUSTOM_AGENT), deadline=45)
     out = tmp_path / "out"
-    res = run("gauntlet", "run", str(suite), "--out", str(out), timeout=240)
+    res = run("gauntlet", "run", str(suite), "--out", str(out))
     assert res.code == 0, res.stdout + res.stderr
     runs = {r["run_id"]: r for r in json.loads((out / "results.json").read_text())["runs"]}
     base = runs["baseline-r0"]

@@ -29,7 +29,7 @@ class Demo:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     out = tmp_path_factory.mktemp("demo") / "out"
-    result = run("gauntlet", "demo", "--out", str(out), timeout=600)
+    result = run("gauntlet", "demo", "--out", str(out))
     data = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() \
         else {}
     return Demo(result, out, data)

@@ -18,9 +18,19 @@ from rich.console import Console
 
 from ajantik_cdp.browser.endpoints import EndpointScrubber
 from ajantik_cdp.browser.locate import find_chrome
+from ajantik_cdp.ci.gauntlet_outputs import gauntlet_outputs
+from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
+from ajantik_cdp.cli.env_options import from_environment
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
-from ajantik_cdp.core.errors import EXIT_INTERNAL, AjantikError
+from ajantik_cdp.core.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_CHROME,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    AjantikError,
+)
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.gauntlet.report.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.report.progress_display import SuiteProgress
 from ajantik_cdp.gauntlet.report.report_page import render_report
@@ -46,7 +56,7 @@ from ajantik_cdp.gauntlet.score.results_file import load_results, read_results
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
 from ajantik_cdp.gauntlet.suite.suite_file import MAX_RETRIES, PRESETS, CommandAgentSpec, Suite
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, UI_VARIANTS
-from ajantik_cdp.output_folder import prepare
+from ajantik_cdp.output_folder import make_folder, make_parent, prepare
 
 T = TypeVar("T")
 NAME = "ajantik gauntlet"
@@ -109,11 +119,13 @@ def _where(placement: Placement, count: int) -> str:
 
 def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
             shop: ShopAccess | None = None, *, quiet: bool = False,
-            placement: Placement | None = None, resume: Resumed | None = None
-            ) -> SessionOutcome:
+            placement: Placement | None = None, resume: Resumed | None = None,
+            junit_path: Path | None = None) -> SessionOutcome:
     """Run a suite with progress on the terminal; the errors a person can cause become
-    one line (with every remote browser's endpoint scrubbed from it)."""
+    one line (with every remote browser's endpoint scrubbed from it). The CI outputs
+    (``--junit``, GitHub's annotations and step summary) follow the results file."""
     placement = placement or Placement()
+    check_junit(junit_path)  # first: a refused path leaves no results folder behind
     if resume is None:
         prepare(out_dir, "gauntlet")
     console = _console()
@@ -125,9 +137,10 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     if placement.shop_host and placement.shop_host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"note: the shop listens on {placement.shop_host}: anyone who reaches it "
                    "can shop there; its evaluator endpoints need the secret")
-    click.echo(f"{command}: {suite.name}: {suite.agent.describe()}, {len(suite.variants)} "
-               f"variants x {suite.repetitions} = {suite.run_count} runs on "
-               f"{_where(placement, count)}; writing to {out_dir}/")
+    click.echo(f"{command}: {suite.name}: {suite.agent.describe()}, "
+               f"{counted(len(suite.variants), 'variant')} x {suite.repetitions} = "
+               f"{counted(suite.run_count, 'run')} on {_where(placement, count)}; "
+               f"writing to {out_dir}/")
     todo = suite.run_count - (len(resume.kept) if resume else 0)
     if resume is not None:
         click.echo(f"resuming: {len(resume.kept)} finished run(s) kept, {todo} to run")
@@ -141,9 +154,9 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     except asyncio.CancelledError:
         done = sum(progress.counts.values()) + suite.run_count - todo
         raise CommandFailed(command, _interrupted(out_dir, done, suite.run_count),
-                            130) from None
+                            EXIT_INTERRUPTED) from None
     except OSError as exc:  # the shop could not bind, the folder vanished...
-        raise CommandFailed(command, scrub(str(exc)), 1) from None
+        raise CommandFailed(command, scrub(str(exc)), EXIT_BAD_INPUT) from None
     except AjantikError as exc:  # no Ray, a cluster or a browser that cannot be reached
         raise CommandFailed(command, scrub(str(exc)), exc.exit_code) from None
     except Exception as exc:
@@ -164,8 +177,11 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
     lost = [n for n in outcome.data.get("notes", []) if "lost to infrastructure" in n]
     for n in lost:
         click.echo(f"  infrastructure: {n}")
-    click.echo(f"{len(outcome.runs)} runs in {outcome.seconds:.0f}s. "
+    click.echo(f"{counted(len(outcome.runs), 'run')} in {outcome.seconds:.0f}s. "
                f"Results: {outcome.results}  Report: {outcome.report.resolve()}")
+    publish(command, gauntlet_outputs(suite.name, outcome.runs, outcome.summary,
+                                      seconds=outcome.seconds,
+                                      timestamp=outcome.data.get("started_at")), junit_path)
     return outcome
 
 
@@ -196,7 +212,7 @@ def gauntlet_group() -> None:
     ajantik gauntlet report results.json   the HTML report again, from a results file
 
     Exit codes: 0 every threshold met, 1 one is not (or a regression, for compare),
-    2 a bad suite file or bad arguments.
+    2 a bad suite file or bad arguments, 3 no usable Chrome, 130 interrupted.
     """
 
 
@@ -209,8 +225,12 @@ WORKERS = click.option("--workers", type=click.IntRange(1, 16), default=None,
                        help="Runs at a time, each on a headless Chromium of its own "
                        "[default: the suite's workers].")
 VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Show the guards' log lines.")
+JUNIT = junit_option("one testcase per run and per threshold (<failure> for a run that "
+                     "failed, silent wrong and damage among them, and for a missed "
+                     "threshold; <error> for a run our side could not judge)")
 
 
+@from_environment("AJANTIK_GAUNTLET_RUN")
 @gauntlet_group.command("run")
 @click.argument("suite_file", type=click.Path(path_type=Path, dir_okay=False))
 @OUT
@@ -239,11 +259,13 @@ VERBOSE = click.option("-v", "--verbose", is_flag=True, help="Show the guards' l
               help="Carry on an interrupted suite in its folder OUT: the runs in "
               "OUT/results.json are kept, the rest (and any lost to infrastructure) run, "
               "the summary covers all. A suite file changed since is refused.")
+@JUNIT
 @VERBOSE
 def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
                          shop_url: str | None, executor: str | None, ray_address: str | None,
                          shop_host: str | None, browser_urls: tuple[str, ...],
-                         retries: int | None, resume_dir: Path | None, verbose: bool) -> int:
+                         retries: int | None, resume_dir: Path | None,
+                         junit_path: Path | None, verbose: bool) -> int:
     """Run the suite in SUITE_FILE (YAML, version 1; see docs/gauntlet.md).
 
     Every run gets a fresh shop run and a fresh browser context set up as its variant
@@ -255,6 +277,9 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
     infrastructure, run again on another worker (--retries). Exit code 0 when every
     threshold is met, 1 when one is not, 2 for a bad suite file (every problem in one
     message) or options that do not fit together.
+
+    Every option can also be set in the environment variable named after it (below);
+    the command line wins.
     """
     name = f"{NAME} run"
     suite = load_suite(suite_file)
@@ -282,7 +307,7 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
     elif not placement.browsers:
         find_chrome()  # before anything is written: a missing browser is the usual failure
     return execute(name, suite, out_dir, workers, shop, placement=placement,
-                   resume=resume).summary.exit_code
+                   resume=resume, junit_path=junit_path).summary.exit_code
 
 
 @gauntlet_group.command("demo")
@@ -293,9 +318,10 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
 @click.option("--repetitions", type=click.IntRange(1, 20), default=2, show_default=True)
 @click.option("--print-suite", is_flag=True,
               help="Print the demo's suite file (a starting point for yours) and exit.")
+@JUNIT
 @VERBOSE
 def gauntlet_demo_command(out_dir: Path, workers: int | None, preset: str, repetitions: int,
-                 print_suite: bool, verbose: bool) -> int:
+                 print_suite: bool, junit_path: Path | None, verbose: bool) -> int:
     """The bundled suite: the reference agent over all 15 variants (11 UI, 4 write
     faults), twice each, against the 0.9 reliability threshold. No network, no API key.
 
@@ -312,7 +338,8 @@ def gauntlet_demo_command(out_dir: Path, workers: int | None, preset: str, repet
     _quiet_guards(verbose)
     find_chrome()  # before anything is written: a missing browser is the usual failure
     suite = demo_suite(preset, repetitions)
-    return execute(name, suite, out_dir, workers or DEFAULT_WORKERS).summary.exit_code
+    return execute(name, suite, out_dir, workers or DEFAULT_WORKERS,
+                   junit_path=junit_path).summary.exit_code
 
 
 @gauntlet_group.command("compare")
@@ -379,8 +406,8 @@ def doctor_command(suite_file: Path | None, no_launch: bool, try_agent: str | No
     """What is installed, which browser would run, and, given a SUITE_FILE, what it
     would run: the expected state, the runs, and for a command agent which program its
     `run` resolves to (and, with --try-agent, whether it starts). Exit code 0 when a
-    suite could run, 1 when the browser is missing or does not start or a tried agent
-    fails, 2 for a bad suite file."""
+    suite could run, 2 for a bad suite file, a missing part (Python, Playwright) or a
+    tried agent that fails, 3 when the browser is missing or does not start."""
     name = f"{NAME} doctor"
     suite = None
     if suite_file is not None:
@@ -413,7 +440,8 @@ def doctor_command(suite_file: Path | None, no_launch: bool, try_agent: str | No
             click.echo(f"  note: {w}")
     if not all(c.ok for c in found):
         failed = next(c for c in found if not c.ok)
-        raise CommandFailed(name, f"{failed.name}: {failed.detail}", 1)
+        code = EXIT_CHROME if failed.name in ("browser", "headless start") else EXIT_BAD_INPUT
+        raise CommandFailed(name, f"{failed.name}: {failed.detail}", code)
     return 0
 
 
@@ -433,6 +461,10 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
     _quiet_guards(False)
     find_chrome()  # before anything is written: a missing browser is the usual failure
     runs: list[MatrixRun] = []
+    if out_file is not None:
+        make_parent(out_file, "--out")
+    if keep_dir is not None:
+        make_folder(keep_dir, "--keep", keep_dir)
     base = keep_dir or Path(tempfile.mkdtemp(prefix="ajantik-matrix-"))
     browser = "unknown"
     load_at_start = os.getloadavg()[0]
@@ -455,7 +487,12 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
     if out_file is None:
         click.echo(text)
     else:
-        out_file.write_text(text, encoding="utf-8")
+        try:
+            out_file.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            click.echo(text)  # hours of runs are not lost to a full disk
+            raise CommandFailed(name, f"cannot write {out_file}: {exc.strerror or exc}") \
+                from None
         click.echo(f"wrote {out_file}")
     return 0
 
@@ -479,8 +516,11 @@ def report_command(results_file: Path, out_file: Path | None) -> int:
     if note:
         click.echo(f"note: {note}")
     data = loaded.data
-    target = out_file or results_file.with_name("report.html")
-    target.write_text(render_report(data, screenshots_for(results_file.parent, data)),
-                      encoding="utf-8")
+    target = make_parent(out_file or results_file.with_name("report.html"), "--out")
+    page = render_report(data, screenshots_for(results_file.parent, data))
+    try:
+        target.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}") from None
     click.echo(f"wrote {target}")
     return 0

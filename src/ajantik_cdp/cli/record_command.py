@@ -13,6 +13,8 @@ import orjson
 from rich.console import Console
 
 from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.core.plurals import counted
+from ajantik_cdp.output_folder import make_parent
 from ajantik_cdp.record.har import to_har
 from ajantik_cdp.record.reader import LoadedRecord, load_record
 from ajantik_cdp.record.table import render
@@ -79,12 +81,13 @@ def har_command(path: Path, output: Path | None) -> None:
     target = output or path.with_suffix(".har")
     if target.resolve() == path.resolve():
         raise CommandFailed(name, f"{target} is the record itself; choose another -o", 2)
+    make_parent(target, "-o")
     try:
         _write_atomically(target, data)
     except OSError as exc:
-        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}", 1) from None
-    click.echo(f"wrote {target} ({len(record.requests)} requests, {len(record.blocks)} "
-               "blocks)", err=True)
+        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {target} ({counted(len(record.requests), 'request')}, "
+               f"{counted(len(record.blocks), 'block')})", err=True)
 
 
 def _write_atomically(target: Path, data: bytes) -> None:

@@ -69,7 +69,7 @@ class Reports:
 
     def click_block(self, target: Target, *, rule: str, label: str, frame_url: str,
                     event: str) -> None:
-        log.warning("BLOCKED %s on %r (deny_clicks %s) in %s", event, label, rule,
+        log.warning("BLOCKED %s on %r (%s) in %s", event, label, rule,
                     self.redactor.url(frame_url))
         if self.writer:
             self.writer.write(BlockLine(

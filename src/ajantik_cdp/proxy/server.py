@@ -25,7 +25,9 @@ from aiohttp import web
 from ajantik_cdp import __version__
 from ajantik_cdp.core.client_gate import ClientGate
 from ajantik_cdp.core.config import GuardConfig
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_OK
 from ajantik_cdp.core.faults import FaultSpec, FaultState
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.record_schema import StartLine
 from ajantik_cdp.core.redaction import Redactor
 from ajantik_cdp.core.targets import TargetState
@@ -40,13 +42,11 @@ from ajantik_cdp.proxy.reports import Reports
 from ajantik_cdp.proxy.upstream import GuardStartError, Upstream, parse_upstream, reach_upstream
 from ajantik_cdp.record.writer import RecordWriter, set_aside
 
-__all__ = ["EXIT_LOST_CHROME", "EXIT_OK", "GuardOptions", "GuardServer", "GuardStartError",
+__all__ = ["GuardOptions", "GuardServer", "GuardStartError",
            "parse_upstream", "run_guard"]
 
 log = logging.getLogger("ajantik.cdp")
 
-EXIT_OK = 0
-EXIT_LOST_CHROME = 3
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -155,7 +155,7 @@ class GuardServer:
         log.error("lost Chrome (its browser connection closed); closing every client "
                   "connection and exiting")
         await self.shutdown("lost Chrome", 1011)
-        return EXIT_LOST_CHROME
+        return EXIT_CHROME
 
     def stop(self, reason: str = "stopped") -> None:
         self._stop_reason = reason
@@ -169,7 +169,7 @@ class GuardServer:
         await asyncio.gather(*(link.close(close_code, reason) for link in links),
                              return_exceptions=True)
         if links:
-            log.info("closed %d client connection(s): %s", len(links), reason)
+            log.info("closed %s: %s", counted(len(links), "client connection"), reason)
         await self.guardian.close()
         await self.runner.cleanup()
         if self.writer is not None:
@@ -177,9 +177,9 @@ class GuardServer:
         await self.http.close()
         if self.writer is not None:
             counts = self.writer.counts
-            log.info("stopped (%s); record %s: %d request(s), %d write(s), %d block(s), "
-                     "%d fault(s)", reason, self.writer.path, counts["request"],
-                     counts["write"], counts["block"], counts["fault"])
+            log.info("stopped (%s); record %s: %s", reason, self.writer.path,
+                     ", ".join(counted(counts[kind], kind)
+                               for kind in ("request", "write", "block", "fault")))
 
     # -- client connections -------------------------------------------------------------
 
@@ -254,9 +254,9 @@ async def _listen(app: web.Application, options: GuardOptions) -> tuple[web.AppR
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise GuardStartError(f"port {options.port} on {options.host} is in use; "
-                                  "choose another with --port") from None
+                                  "choose another with --port", EXIT_BAD_INPUT) from None
         raise GuardStartError(f"cannot listen on {options.host}:{options.port}: "
-                              f"{exc.strerror}") from None
+                              f"{exc.strerror}", EXIT_BAD_INPUT) from None
 
 
 def _open_record(options: GuardOptions, upstream: Upstream) -> RecordWriter | None:

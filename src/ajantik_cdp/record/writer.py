@@ -12,6 +12,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.core.record_schema import (
     BlockLine,
     EndLine,
@@ -23,10 +24,19 @@ from ajantik_cdp.core.record_schema import (
 from ajantik_cdp.core.rules import is_write
 
 
+class RecordOpenError(BadInput):
+    """The record's path cannot be written (exit 2): named, with the reason."""
+
+
 class RecordWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+                                           0o600)
+        except OSError as exc:
+            raise RecordOpenError(f"cannot write the record {path}: "
+                                  f"{exc.strerror or exc}") from None
         self.counts: Counter[str] = Counter()
         self._seq = 0
 

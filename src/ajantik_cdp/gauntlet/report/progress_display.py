@@ -29,13 +29,16 @@ def run_line(s: Scored) -> str:
     r = s.result
     c = s.classification
     what = {"pass": "pass", "fail": "FAIL", "left out": "left out"}[tally(s)]
-    why = f" [{c.category}/{c.rule}]" if c and c.category != s.outcome.value else (
-        f" [{c.rule}]" if c else "")
-    fired = " (fault did not fire)" if s.fault_fired is False and \
+    why = f"  {c.category}/{c.rule}" if c and c.category != s.outcome.value else (
+        f"  {c.rule}" if c else "")
+    fired = "  (fault did not fire)" if s.fault_fired is False and \
         s.outcome is not Outcome.FAULT_DID_NOT_FIRE else ""
-    steps = f", {r.agent.step_count} steps" if r.agent.step_count is not None else ""
-    return (f"{r.run_id:<30} {what:<8} {s.outcome.label:<18}{why}{fired} "
-            f"({r.timings.total:.1f}s{steps})")
+    # Fixed-width columns first and the ones of varying length last, so that pass and
+    # FAIL rows line up in a CI log.
+    steps = (f"{r.agent.step_count:>4} steps" if r.agent.step_count is not None
+             else " " * 10)
+    return (f"{r.run_id:<30} {what:<8} {s.outcome.label:<18} {r.timings.total:>6.1f}s "
+            f"{steps}{why}{fired}").rstrip()
 
 
 class SuiteProgress:
@@ -71,7 +74,8 @@ class SuiteProgress:
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, advance=1, description=self._description())
             if not s.passed:
-                self._bar.console.print(f"  {run_line(s)}", highlight=False)
+                self._bar.console.print(f"  {run_line(s)}", highlight=False, markup=False)
         else:
-            self.console.print(f"  [{finished}/{self.total}] {run_line(s)}", highlight=False,
+            counter = f"[{finished:>{len(str(self.total))}}/{self.total}]"
+            self.console.print(f"  {counter} {run_line(s)}", highlight=False, markup=False,
                                soft_wrap=True)

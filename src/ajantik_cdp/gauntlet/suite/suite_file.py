@@ -28,6 +28,7 @@ from typing import Any, Literal
 import yaml
 
 from ajantik_cdp.core.errors import BadInput
+from ajantik_cdp.core.yaml_problems import yaml_problem
 from ajantik_cdp.gauntlet.suite.expected_state import (
     Expectation,
     ExpectationError,
@@ -371,11 +372,7 @@ def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SuiteError(source, [f"{where}: not valid YAML: {what}" if where
-                                  else f"not valid YAML: {what}"]) from None
+        raise SuiteError(source, [yaml_problem(exc)]) from None
     if not isinstance(data, Mapping):
         raise SuiteError(source, ["must be a YAML mapping with version, agent, task, "
                                   "variants..."])

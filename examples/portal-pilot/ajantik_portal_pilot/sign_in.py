@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from portal_pilot.portal import PASSWORD, USERNAME
+from ajantik_portal_pilot.portal import PASSWORD, USERNAME
 
 
 async def sign_in(page: Any, origin: str, username: str = USERNAME,

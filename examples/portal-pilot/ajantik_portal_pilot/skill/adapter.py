@@ -264,7 +264,7 @@ async def operator(event: OperatorEvent) -> Answer:
         return Answer(False, f"the operator does not {event.ask!r}; only sign_in")
     from playwright.async_api import async_playwright
 
-    from portal_pilot.sign_in import sign_in
+    from ajantik_portal_pilot.sign_in import sign_in
 
     portal = str(event.data.get("portal") or event.env.get("PORTAL_URL")
                  or os.environ.get("PORTAL_URL") or "http://127.0.0.1:8765").rstrip("/")

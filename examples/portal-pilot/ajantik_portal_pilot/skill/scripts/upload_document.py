@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from portal_pilot.skill.scripts.portal_session import StepFailed, open_view, run_step
+from ajantik_portal_pilot.skill.scripts.portal_session import StepFailed, open_view, run_step
 
 
 async def upload_document(page: Any, portal: str, record: str, path: str) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""Serve Harbour Registry for a person: ``python -m portal_pilot [--port 8765]
-[--reset-token TOKEN]`` (with a token, ``python -m portal_pilot.reset`` can reset it)."""
+"""Serve Harbour Registry for a person: ``python -m ajantik_portal_pilot [--port 8765]
+[--reset-token TOKEN]`` (with a token, ``python -m ajantik_portal_pilot.reset`` can reset it)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import os
 
-from portal_pilot.portal import PASSWORD, USERNAME, Portal
+from ajantik_portal_pilot.portal import PASSWORD, USERNAME, Portal
 
 
 async def serve(port: int, reset_token: str | None) -> None:
@@ -16,12 +16,12 @@ async def serve(port: int, reset_token: str | None) -> None:
     try:
         await portal.start(port=port)
     except OSError as exc:
-        raise SystemExit(f"portal_pilot: error: cannot listen on 127.0.0.1:{port}: "
+        raise SystemExit(f"ajantik_portal_pilot: error: cannot listen on 127.0.0.1:{port}: "
                          f"{exc.strerror}") from None
     print(f"Harbour Registry at {portal.origin}/login  (sign in as {USERNAME} / {PASSWORD})")
     print("Ctrl-C to stop. State is in memory: every start is a fresh registry.")
     if reset_token:
-        print("`PORTAL_RESET_TOKEN=... python -m portal_pilot.reset` resets it (for "
+        print("`PORTAL_RESET_TOKEN=... python -m ajantik_portal_pilot.reset` resets it (for "
               "`ajantik test run --before`).")
     try:
         await asyncio.Event().wait()
@@ -30,7 +30,7 @@ async def serve(port: int, reset_token: str | None) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m portal_pilot",
+    parser = argparse.ArgumentParser(prog="python -m ajantik_portal_pilot",
                                      description="Serve the Harbour Registry example portal.")
     parser.add_argument("--port", type=int, default=8765,
                         help="port on 127.0.0.1 (default 8765, which skill/guard.json allows)")

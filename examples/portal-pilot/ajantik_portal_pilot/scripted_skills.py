@@ -21,12 +21,12 @@ import hashlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from portal_pilot.skill.scripts.check_filing import check_filing
-from portal_pilot.skill.scripts.portal_session import StepFailed
-from portal_pilot.skill.scripts.read_dashboard import read_dashboard
-from portal_pilot.skill.scripts.save_section import save_section
-from portal_pilot.skill.scripts.upload_document import upload_document
-from portal_pilot.task import FilingTask
+from ajantik_portal_pilot.skill.scripts.check_filing import check_filing
+from ajantik_portal_pilot.skill.scripts.portal_session import StepFailed
+from ajantik_portal_pilot.skill.scripts.read_dashboard import read_dashboard
+from ajantik_portal_pilot.skill.scripts.save_section import save_section
+from ajantik_portal_pilot.skill.scripts.upload_document import upload_document
+from ajantik_portal_pilot.task import FilingTask
 
 # Ask the operator: (what, why) -> whether it was done. "sign_in" is the one this skill asks.
 Ask = Callable[[str, str], Awaitable[bool]]

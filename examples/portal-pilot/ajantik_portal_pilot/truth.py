@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from portal_pilot.filing_state import ACCOUNTS, Filing, RegistryState
-from portal_pilot.portal import Portal
-from portal_pilot.task import FilingTask, load_task
+from ajantik_portal_pilot.filing_state import ACCOUNTS, Filing, RegistryState
+from ajantik_portal_pilot.portal import Portal
+from ajantik_portal_pilot.task import FilingTask, load_task
 
 
 @dataclass(frozen=True)

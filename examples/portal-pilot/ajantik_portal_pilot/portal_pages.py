@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from html import escape
 
-from portal_pilot.filing_state import SECTION_TITLES, SECTIONS
+from ajantik_portal_pilot.filing_state import SECTION_TITLES, SECTIONS
 
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2733;background:#f4f6f8}

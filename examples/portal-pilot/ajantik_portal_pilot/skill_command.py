@@ -1,7 +1,7 @@
 """The portal-pilot skill as one program: what ``ajantik test run`` runs.
 
     CDP_URL=http://127.0.0.1:9333 PORTAL_URL=http://127.0.0.1:8765 \\
-        python -m portal_pilot.skill_command verifying
+        python -m ajantik_portal_pilot.skill_command verifying
 
 It connects to ``CDP_URL``, takes the portal's tab in the signed-in browser (or opens
 one), runs the ``blind`` or ``verifying`` skill (scripted_skills.py) over the task
@@ -19,9 +19,9 @@ import itertools
 import json
 import sys
 
-from portal_pilot.scripted_skills import SKILLS
-from portal_pilot.skill.scripts.portal_session import StepFailed, portal_page, portal_url
-from portal_pilot.task import load_task
+from ajantik_portal_pilot.scripted_skills import SKILLS
+from ajantik_portal_pilot.skill.scripts.portal_session import StepFailed, portal_page, portal_url
+from ajantik_portal_pilot.task import load_task
 
 _ids = itertools.count(1)
 
@@ -50,7 +50,7 @@ async def main(skill: str) -> str:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or sys.argv[1] not in SKILLS:
-        print(f"usage: python -m portal_pilot.skill_command {{{','.join(SKILLS)}}}",
+        print(f"usage: python -m ajantik_portal_pilot.skill_command {{{','.join(SKILLS)}}}",
               file=sys.stderr)
         raise SystemExit(2)
     try:

@@ -19,8 +19,8 @@ from typing import Any
 from aiohttp import web
 
 from ajantik_cdp.local_http import start_app
-from portal_pilot import portal_pages
-from portal_pilot.filing_state import FilingError, RegistryState, filing_json
+from ajantik_portal_pilot import portal_pages
+from ajantik_portal_pilot.filing_state import FilingError, RegistryState, filing_json
 
 USERNAME = "agent@ledgerquay.test"
 PASSWORD = "harbour-demo-2024"  # an invented login for a local example, not a secret

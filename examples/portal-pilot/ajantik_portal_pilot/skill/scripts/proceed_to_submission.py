@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from portal_pilot.skill.scripts.portal_session import open_view, run_step
+from ajantik_portal_pilot.skill.scripts.portal_session import open_view, run_step
 
 
 async def proceed_to_submission(page: Any, portal: str, record: str) -> dict[str, Any]:

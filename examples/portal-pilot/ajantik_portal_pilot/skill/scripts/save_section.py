@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from portal_pilot.skill.scripts.portal_session import StepFailed, open_view, run_step
+from ajantik_portal_pilot.skill.scripts.portal_session import StepFailed, open_view, run_step
 
 
 async def save_section(page: Any, portal: str, record: str, section: str,

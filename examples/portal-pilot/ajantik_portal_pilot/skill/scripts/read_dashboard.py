@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from portal_pilot.skill.scripts.portal_session import open_view, run_step
+from ajantik_portal_pilot.skill.scripts.portal_session import open_view, run_step
 
 
 async def read_dashboard(page: Any, portal: str) -> dict[str, Any]:
