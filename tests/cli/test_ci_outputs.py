@@ -166,7 +166,7 @@ def test_gauntlet_outputs_for_every_kind_of_run() -> None:
     assert any(a.startswith("::error title=threshold missed%3A overall reliability::")
                for a in out.annotations)
     assert any(a.startswith("::warning title=runs not judged::") for a in out.annotations)
-    assert "| slow_api | ui | 0/1 |" in out.summary
+    assert "| slow_api | network | 0/1 |" in out.summary
     assert "| **overall** |  | 2/4 |" in out.summary
     assert "FAILS:" in out.summary
 

@@ -82,7 +82,7 @@ def test_pass_and_fail_rows_line_up() -> None:
     e = expectation()
     runs = [score(result("baseline", *CORRECT_PATH, repetition=0), e),
             score(result("cookie_popup", ADD, repetition=1, status="failed"), e),
-            score(result("expiring_session", ADD, repetition=0, status="completed"), e)]
+            score(result("expired_session", ADD, repetition=0, status="completed"), e)]
     console = Console(width=200, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     with SuiteProgress(12, console, lines=True) as progress:
         for _ in range(4):

@@ -86,7 +86,7 @@ def test_doctor_dry_start_finds_the_import_a_python_lacks(tmp_path: Path) -> Non
     script.write_text("import no_such_module_anywhere\n")
     suite = agent_suite(tmp_path, f"{sys.executable} agent.py")
     res = run("gauntlet", "doctor", str(suite), "--no-launch", "--try-agent")
-    assert res.code == 1
+    assert res.code == 2  # a missing part, as the exit-code table says
     line = res.one_line_error()
     assert "dry start" in line and "exited with code 1" in line
     assert "ModuleNotFoundError: No module named 'no_such_module_anywhere'" in line

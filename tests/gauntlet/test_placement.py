@@ -15,7 +15,12 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from ajantik_cdp.browser.endpoints import EndpointError, EndpointScrubber, remote_browsers
+from ajantik_cdp.browser.endpoints import (
+    LONG_SEGMENT,
+    EndpointError,
+    EndpointScrubber,
+    remote_browsers,
+)
 from ajantik_cdp.gauntlet.evidence.run_data import (
     InfraError,
     RunResult,
@@ -33,7 +38,7 @@ from ajantik_cdp.gauntlet.score.scoring import Scored
 from ajantik_cdp.gauntlet.suite.suite_file import SuiteError, parse_suite
 from tests.gauntlet.builders import CORRECT_PATH, TASK, result
 from tests.gauntlet.suites import write_suite
-from tests.support.cli import run
+from tests.support.cli import run, run_process
 
 TOKEN = "tok-7f3a9c1e55d2"
 FARM = f"wss://farm.example:3000/chromium?token={TOKEN}&stealth=on"
@@ -78,7 +83,13 @@ def test_a_token_never_survives_scrubbing(token: str, before: str, after: str,
     url = form.format(token)
     scrub = EndpointScrubber(remote_browsers([url])).scrub
     assert token not in scrub(before + url + after)
-    assert token not in scrub(before + token + after)  # quoted alone, too
+    # Quoted alone, too; except a short path segment with no digit, which by design is
+    # taken for a word a message may hold ("devtools"), not a secret (Hypothesis found
+    # "_______a").
+    word_like = form.startswith("wss://") and len(token) < LONG_SEGMENT and not any(
+        c.isdigit() for c in token)
+    if not word_like:
+        assert token not in scrub(before + token + after)
 
 
 def test_endpoint_errors_name_the_browser_not_the_url() -> None:
@@ -191,9 +202,10 @@ def test_ray_without_the_extra_is_one_line_naming_it(tmp_path: Path) -> None:
     suite = write_suite(tmp_path, "s", variants=["baseline"], preset="reference")
     out = tmp_path / "out"
     for how in (["--executor", "ray"], ["--ray-address", "auto"]):
-        got = run("gauntlet", "run", str(suite), *how, "--out", str(out),
-                  env={"PYTHONPATH": str(tmp_path / "hide")})
-        assert got.code == 1, got.stderr
+        # A process of its own: PYTHONPATH is read at start-up.
+        got = run_process("gauntlet", "run", str(suite), *how, "--out", str(out),
+                          env={"PYTHONPATH": str(tmp_path / "hide")}, timeout=120)
+        assert got.code == 2, got.stderr
         assert got.one_line_error() == ("ajantik gauntlet run: error: --executor ray needs "
                                         "Ray, an optional extra: pip install "
                                         "'ajantik-cdp[ray]'")
@@ -304,9 +316,9 @@ def test_an_unreachable_cluster_is_one_line(tmp_path: Path) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     suite = write_suite(tmp_path, "s", variants=["baseline"], preset="reference")
-    got = run("gauntlet", "run", str(suite), "--ray-address", f"127.0.0.1:{port}", "--out",
-              str(tmp_path / "out"), timeout=120)
-    assert got.code == 1, got.stderr
+    got = run_process("gauntlet", "run", str(suite), "--ray-address", f"127.0.0.1:{port}",
+                      "--out", str(tmp_path / "out"), timeout=120)
+    assert got.code == 2, got.stderr
     assert got.one_line_error() == (
         f"ajantik gauntlet run: error: cannot reach the Ray cluster at 127.0.0.1:{port}: "
         "Connection refused (is `ray start --head` running there, on that port?)")

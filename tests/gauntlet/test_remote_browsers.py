@@ -19,7 +19,7 @@ from ajantik_cdp.gauntlet.run.placement import Placement
 from ajantik_cdp.gauntlet.run.suite_loading import load_suite
 from ajantik_cdp.gauntlet.run.suite_session import run_session
 from tests.gauntlet.suites import CUSTOM_AGENT, python_command, write_suite
-from tests.support.cli import AJANTIK, run
+from tests.support.cli import AJANTIK, run_process
 
 pytestmark = pytest.mark.browser
 
@@ -106,10 +106,10 @@ def test_a_browser_lost_mid_run_is_infrastructure_and_no_token_is_written(
 def test_an_unreachable_browser_is_one_line_without_its_token(tmp_path: Path) -> None:
     suite = write_suite(tmp_path, "farm", variants=["baseline"], preset="reference")
     url = f"ws://127.0.0.1:9/devtools/browser/4f1c9e?token={TOKEN}"
-    got = run("gauntlet", "run", str(suite), "--out", str(tmp_path / "out"),
-              "--browser", url, timeout=120)
+    got = run_process("gauntlet", "run", str(suite), "--out", str(tmp_path / "out"),
+                      "--browser", url, timeout=120)
     line = got.one_line_error()
-    assert got.code == 1
+    assert got.code == 3  # no usable Chrome
     assert line.startswith("ajantik gauntlet run: error: browser 1 cannot be used:"), line
     assert "<browser 1>" in line  # Playwright quoted the address: it was replaced
     assert TOKEN not in got.stdout + got.stderr and "127.0.0.1:9" not in line

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ajantik_cdp.core.errors import AjantikError
+from ajantik_cdp.core.errors import EXIT_CHROME, AjantikError
 from ajantik_cdp.gauntlet.evidence.claim_line import no_claim
 from ajantik_cdp.gauntlet.evidence.run_data import (
     AgentOutcome,
@@ -39,7 +39,10 @@ class ShopAccess:
 
 
 class ExecutorStartError(AjantikError):
-    """The executor could not get its browsers or its cluster ready (one line)."""
+    """The executor could not get its browsers or its cluster ready (one line): no usable
+    Chrome, exit 3."""
+
+    exit_code = EXIT_CHROME
 
 
 class Executor(Protocol):

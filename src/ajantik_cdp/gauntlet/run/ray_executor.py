@@ -56,11 +56,12 @@ log = logging.getLogger("ajantik.gauntlet")
 
 
 class RayMissing(AjantikError):
-    """``--executor ray`` without Ray installed."""
+    """``--executor ray`` without Ray installed: a missing part, like a missing Playwright
+    (exit 2)."""
 
 
 class RayConnectError(AjantikError):
-    pass
+    """A cluster address nothing answers at: what was handed in is wrong (exit 2)."""
 
 
 def import_ray(*, own_instance: bool = False) -> ModuleType:
