@@ -15,13 +15,7 @@ from ajantik_cdp.gauntlet.run.suite_loading import load_suite
 from ajantik_cdp.gauntlet.run.suite_session import run_session
 from tests.gauntlet.suites import python_command, write_suite
 
-pytestmark = [
-    pytest.mark.browser,
-    # Fixed on wip-outcomes in run_harness.py, lost when main split the harness into
-    # lanes (lane.py): to be carried over there. Strict: it must fail until then.
-    pytest.mark.xfail(strict=True, reason="an agent's Browser.close is still left out as "
-                      "infrastructure (docs/gauntlet.md, known limits)"),
-]
+pytestmark = pytest.mark.browser
 
 CLOSER = textwrap.dedent("""\
     import asyncio, json, os, sys, urllib.request

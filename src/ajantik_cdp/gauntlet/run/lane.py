@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import subprocess
 import time
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -53,6 +54,9 @@ SETUP_TIMEOUT = 30.0  # seconds for the guard, the context and the first page lo
 WATCH_INTERVAL = 0.25  # seconds between checks that the lane's browser is alive
 SCREENSHOT = "end.png"
 RECORD = "record.jsonl"
+CLOSED_BY_AGENT = ("the agent closed the browser (Chromium exited with code 0 in its "
+                   "turn); scored from the shop's state")
+CLOSE_WAIT = 15.0  # seconds Chromium may take to exit after Browser.close, under load
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,7 @@ class _Live:
     page: Any = None
     crashed: list[str] = field(default_factory=list)
     ending: bool = False  # the harness closes the browser: its disconnect is no loss
+    closed_by_agent: bool = False  # the agent's Browser.close: its run is still scored
 
 
 class Lane:
@@ -169,7 +174,9 @@ class Lane:
             t1 = time.monotonic()
             outcome = await self._agent(live, cdp_url)
             t2 = time.monotonic()
-            if not self.alive():
+            if not live.closed_by_agent and (not self.alive() or live.page.is_closed()):
+                live.closed_by_agent = await self._closed_by_agent()
+            if not self.alive() and not live.closed_by_agent:
                 raise Infra("browser", self._gone_text())
             if live.crashed:
                 raise Infra("browser", live.crashed[0])
@@ -191,6 +198,10 @@ class Lane:
         shot: str | None = None
         notes: list[str] = []
         infra: InfraError | None = None
+        if live.closed_by_agent:
+            live.ending = True
+            await live.stack.aclose()
+            return EndPhase(notes=(CLOSED_BY_AGENT,))
         try:
             if gather:
                 page, shot, notes = await self._end_of_run(live)
@@ -210,6 +221,20 @@ class Lane:
             self.browsers.mark_lost(self.index)
             return "browser"
         return "harness" if self.alive() else "browser"
+
+    async def _closed_by_agent(self) -> bool:
+        """Whether the agent closed the lane's local Chromium (CDP ``Browser.close``):
+        closing shuts every page, then Chromium exits with code 0, seconds later under
+        load; a crash or a kill exits otherwise. During the agent's turn only the agent
+        can ask for that, so it is the agent's doing. Left out as infrastructure instead,
+        closing the browser would take a failing run out of every rate. A remote browser
+        has no exit code to read: its drop stays a lost browser."""
+        chrome = self.chrome
+        if chrome is None:
+            return False
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            await asyncio.to_thread(chrome.proc.wait, CLOSE_WAIT)
+        return bool(chrome.proc.poll() == 0)
 
     def _gone_text(self) -> str:
         if self.browsers.remote:
@@ -275,12 +300,21 @@ class Lane:
                 if done:
                     return task.result()
                 if not self.alive():
+                    if await self._closed_by_agent():
+                        # The agent closed it: its turn goes on to its own end (or
+                        # deadline), and its run is scored.
+                        self._live_closed()
+                        return await task
                     raise Infra("browser", self._gone_text())
         finally:
             if not task.done():
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
+
+    def _live_closed(self) -> None:
+        if self._live is not None:
+            self._live.closed_by_agent = True
 
     async def _end_of_run(self, live: _Live) -> tuple[PageFacts | None, str | None, list[str]]:
         """The page as the agent left it, and a screenshot of it (a note when there is
