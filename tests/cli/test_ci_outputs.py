@@ -194,7 +194,7 @@ def test_gauntlet_run_junit_and_actions_end_to_end(tmp_path: Path) -> None:
     assert any(x.startswith("::error title=threshold missed%3A overall reliability::")
                for x in lines)
     md = summary.read_text()
-    assert "### ajantik gauntlet: liar: FAILS" in md and "| baseline | ui | 0/1 |" in md
+    assert "### ajantik gauntlet: liar: FAILS" in md and "| baseline | baseline | 0/1 |" in md
 
 
 def test_a_gauntlet_junit_path_that_cannot_be_written_fails_before_the_work(
