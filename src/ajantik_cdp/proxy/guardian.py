@@ -160,6 +160,14 @@ class Guardian:
         if settle is not None:
             settle.event.set()
 
+    def _wake(self, target_id: str) -> None:
+        """A target that went away while someone waited for it to settle: nothing is left
+        to guard, so the waiter goes on now. Measured: a guard started while the previous
+        guard's settings tab was closing waited out its 30 s for that tab."""
+        settle = self._settles.pop(target_id, None)
+        if settle is not None:
+            settle.event.set()
+
     # -- events -------------------------------------------------------------------------
 
     def _on_event(self, msg: dict[str, Any]) -> None:
@@ -170,7 +178,10 @@ class Guardian:
         elif method == "Target.attachedToTarget":
             self._on_attached(params)
         elif method == "Target.detachedFromTarget":
+            gone = self.targets.by_session(params.get("sessionId", ""))
             self.targets.detached(params.get("sessionId", ""))
+            if gone is not None:
+                self._wake(gone.target_id)
         elif method in ("Target.targetCreated", "Target.targetInfoChanged"):
             info = params.get("targetInfo") or {}
             if isinstance(info.get("targetId"), str):
@@ -178,6 +189,7 @@ class Guardian:
                                         str(info.get("url", "")))
         elif method == "Target.targetDestroyed":
             self.targets.destroyed(str(params.get("targetId", "")))
+            self._wake(str(params.get("targetId", "")))
         elif method == "Inspector.targetCrashed":
             # A worker that stopped (idle, or ServiceWorker.stopAllWorkers): its session
             # stays, and it starts again on it, waiting for the debugger.
