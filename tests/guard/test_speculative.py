@@ -118,3 +118,27 @@ async def test_link_rel_prefetch_is_decided_by_the_net(
         "an allowed <link rel=prefetch> no longer works through the guard"
     await ctx.close()
     await browser.close()
+
+
+async def test_two_guards_on_one_chrome_keep_it_off_until_the_last_stops(
+        pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
+    """Measured before the lease: the first guard to stop turned preloading back on under
+    the second (whose pages prefetched again), and the second then left it off for good."""
+    first = await guard({"deny": ["denied"]})
+    second = await guard({"deny": ["denied"]})
+    await first.server.shutdown("test stops the first guard", 1001)
+
+    url = _rules_page(site, "prefetch", "/denied-two")
+    browser, ctx, _ = await _open(pw, second.url, url)
+    await site.settle(2.0)
+    assert site.gets("/denied-two") == [], "preloading came back on under a running guard"
+    await ctx.close()
+    await browser.close()
+
+    await second.server.shutdown("test stops the second guard", 1001)
+    url = _rules_page(site, "prefetch", "/allowed-two")
+    browser, ctx, _ = await _open(pw, chrome.http_url, url)
+    assert await site.wait_for(lambda: site.gets("/allowed-two")), \
+        "speculative loading stayed off after the last guard stopped"
+    await ctx.close()
+    await browser.close()

@@ -41,8 +41,7 @@ from ajantik_cdp.core.targets import Target, TargetBook, TargetState, install_pl
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
 from ajantik_cdp.proxy.interceptor import Interceptor
 from ajantik_cdp.proxy.page_scripts import PageScripts
-from ajantik_cdp.proxy.preloading import restore as restore_preloading
-from ajantik_cdp.proxy.preloading import turn_off as turn_off_preloading
+from ajantik_cdp.proxy.preloading import PreloadLease
 from ajantik_cdp.proxy.reports import Reports
 from ajantik_cdp.proxy.websocket_guard import NETWORK_ENABLE, WebSocketGuard
 
@@ -67,8 +66,7 @@ class Guardian:
         self.sockets = WebSocketGuard(socket_plan(machine.config), reports)
         self._settles: dict[str, _Settle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        # What "Preload pages" was before the guard turned it off (None: not turned off).
-        self._preloading_before: int | None = None
+        self._preloading: PreloadLease | None = None  # set once the guard holds it
         self.interceptor = Interceptor(machine, conn, reports, self.spawn)
         conn.on_event = self._on_event
 
@@ -97,8 +95,9 @@ class Guardian:
                        if t.session_id is not None]
             await asyncio.gather(*pending)
             # Before any client: speculative loads escape the net (see preloading.py).
-            guardian._preloading_before = await turn_off_preloading(conn,
-                                                                    guardian._session_of)
+            lease = PreloadLease(browser_ws_url)
+            await lease.hold(conn, guardian._session_of)
+            guardian._preloading = lease
         except BaseException:
             await guardian.close()
             raise
@@ -116,10 +115,12 @@ class Guardian:
             await asyncio.wait(pending, timeout=2.0)
         for task in list(self._tasks):
             task.cancel()
-        before, self._preloading_before = self._preloading_before, None
-        if before is not None and not self.conn.closed.is_set():
-            await restore_preloading(self.conn, self._session_of, before)
-        await self.conn.close()
+        lease, self._preloading = self._preloading, None
+        try:
+            if lease is not None:
+                await lease.release(self.conn, self._session_of)
+        finally:
+            await self.conn.close()
 
     async def _session_of(self, target_id: str) -> str | None:
         """The guard's own session on a target once it is guarded (for the settings tab)."""

@@ -10,17 +10,40 @@ settings page may write, through ``chrome.settingsPrivate``. So the guard opens 
 in a tab of its own, reads the value, writes 2, and writes the old value back when it stops.
 
 It is browser-wide (every profile context) and stored in the profile: a guard that dies
-without restoring leaves preloading off, the safe side.
+without restoring leaves preloading off, the safe side. Guards sharing one Chrome share the
+switch through a lease file (``core/preload_lease.py`` says why): only the first opens the
+settings page to turn it off, only the last to stop turns it back on. A guard that joins
+trusts the lease that the preference is still off; a person who turns it back on in
+chrome://settings while guards run is not noticed until the last guard has stopped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import fcntl
+import hashlib
 import logging
-from collections.abc import Awaitable, Callable
+import os
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import orjson
+
+from ajantik_cdp.core.preload_lease import (
+    Holder,
+    Lease,
+    join,
+    lease_data,
+    lease_from_data,
+    leave,
+    switched_off,
+)
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError
 
 log = logging.getLogger("ajantik.cdp")
@@ -29,6 +52,7 @@ PREF = "net.network_prediction_options"
 OFF = 2
 SETTINGS_URL = "chrome://settings/performance"
 READY_TIMEOUT = 15.0
+LOCK_TIMEOUT = 60.0  # a holder turning the preference off takes seconds, under load
 
 # Run in the settings page; chrome.settingsPrivate is there once the page has booted.
 _READY = "!!(globalThis.chrome && chrome.settingsPrivate && chrome.settingsPrivate.getPref)"
@@ -95,3 +119,101 @@ async def restore(conn: CdpConnection, session_of: SessionOf, value: int) -> Non
     except (CdpError, TimeoutError, KeyError, PreloadSwitchError) as exc:
         log.warning("could not turn Chrome's 'Preload pages' back on (%s); it stays off "
                     "in this profile (chrome://settings/performance)", exc)
+
+
+def lease_path(browser_ws_url: str) -> Path:
+    """One lease per running Chrome: its browser endpoint ends in an id Chrome picks at
+    launch, the same whichever host name the guard was given."""
+    key = urlsplit(browser_ws_url).path.rsplit("/", 1)[-1] or browser_ws_url
+    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+    return Path(tempfile.gettempdir()) / "ajantik-preload" / f"{digest}.json"
+
+
+def _alive(holders: tuple[Holder, ...]) -> set[int]:
+    alive: set[int] = set()
+    for holder in holders:
+        try:
+            os.kill(holder.pid, 0)
+        except PermissionError:
+            alive.add(holder.pid)
+        except OSError:
+            continue
+        else:
+            alive.add(holder.pid)
+    return alive
+
+
+class PreloadLease:
+    """This guard's share of the switch on one Chrome."""
+
+    def __init__(self, browser_ws_url: str) -> None:
+        self.path = lease_path(browser_ws_url)
+        self.me = Holder(os.getpid(), uuid.uuid4().hex)
+        self.held = False
+
+    async def hold(self, conn: CdpConnection, session_of: SessionOf) -> None:
+        """Join the lease; the first holder turns "Preload pages" off. Raises
+        ``PreloadSwitchError`` when it cannot, holding nothing."""
+        async with self._locked():
+            lease = self._read()
+            joined = join(lease, self.me, _alive(lease.holders))
+            lease = joined.lease
+            if joined.switch_off:
+                lease = switched_off(lease, await turn_off(conn, session_of))
+            self._write(lease)
+            self.held = True
+
+    async def release(self, conn: CdpConnection, session_of: SessionOf) -> None:
+        """Leave the lease; the last holder turns the preference back to what it was."""
+        if not self.held:
+            return
+        self.held = False
+        try:
+            async with self._locked():
+                lease = self._read()
+                left = leave(lease, self.me, _alive(lease.holders))
+                if left.give_back is not None and not conn.closed.is_set():
+                    await restore(conn, session_of, left.give_back)
+                self._write(left.lease)
+        except (PreloadSwitchError, OSError) as exc:
+            log.warning("could not give back Chrome's 'Preload pages' (%s); it may stay "
+                        "off in this profile (chrome://settings/performance)", exc)
+
+    @contextlib.asynccontextmanager
+    async def _locked(self) -> AsyncIterator[None]:
+        # Polled, never a blocking flock in a thread: a cancelled guard must not leave a
+        # thread holding (or waiting for) the lock.
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path.with_suffix(".lock"), os.O_CREAT | os.O_RDWR, 0o600)
+        except OSError as exc:
+            raise PreloadSwitchError(f"cannot keep the lease in {self.path.parent}: "
+                                     f"{exc.strerror}") from None
+        try:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + LOCK_TIMEOUT
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                        raise PreloadSwitchError(f"cannot lock {self.path}: {exc}") from None
+                if loop.time() > deadline:
+                    raise PreloadSwitchError(f"another guard kept {self.path} locked for "
+                                             f"{LOCK_TIMEOUT:g}s")
+                await asyncio.sleep(0.05)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _read(self) -> Lease:
+        try:
+            return lease_from_data(orjson.loads(self.path.read_bytes()))
+        except (OSError, orjson.JSONDecodeError):
+            return Lease()
+
+    def _write(self, lease: Lease) -> None:
+        tmp = self.path.with_suffix(f".{self.me.token}.tmp")
+        tmp.write_bytes(orjson.dumps(lease_data(lease)))
+        os.replace(tmp, self.path)
