@@ -8,13 +8,14 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ajantik_cdp.cli.main import cli, main
 from ajantik_cdp.record.reader import MissingRecord, RecordReadError, load_record, parse_record
 from ajantik_cdp.record.table import body_cell, rows
 from tests.record.sample import DRAFT, sample_bytes, sample_lines
+from tests.support.examples import examples
 
 
 def write(tmp_path: Path, data: bytes, name: str = "r.jsonl") -> Path:
@@ -31,7 +32,7 @@ def test_reads_every_line_kind(tmp_path: Path) -> None:
     assert record.notes() == []
 
 
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(st.data())
 def test_a_record_cut_anywhere_loses_at_most_the_line_in_flight(data: st.DataObject) -> None:
     raw = sample_bytes()
