@@ -371,3 +371,24 @@ def frame_for_lines(lines: Sequence[RecordLine]) -> dict[int, FrameLine]:
         after = [f for f in mine if f.time >= line.time]
         out[index] = after[0] if after else mine[-1]
     return out
+
+
+def choose_frames(frames: Sequence[FrameLine], limit: int) -> list[FrameLine]:
+    """The frames a player embeds, at most ``limit`` files, in time order: every still
+    first (the moments a verdict is about), then screencast frames spread evenly over
+    the run. Frames sharing a file (one still for several lines) count once."""
+    unique: dict[str, FrameLine] = {}
+    for frame in frames:
+        unique.setdefault(frame.file, frame)
+    stills = [f for f in unique.values() if f.cause == "still"]
+    rest = [f for f in unique.values() if f.cause != "still"]
+    if len(stills) >= limit:
+        step = len(stills) / limit if limit else 0
+        chosen = [stills[int(i * step)] for i in range(limit)]
+    else:
+        room = limit - len(stills)
+        if len(rest) > room:
+            step = len(rest) / room if room else 0
+            rest = [rest[int(i * step)] for i in range(room)]
+        chosen = stills + rest
+    return sorted(chosen, key=lambda f: (f.time, f.file))
