@@ -16,6 +16,8 @@ from ajantik_cdp.judge.judging import Judgement, judge
 from ajantik_cdp.judge.verdict_file import Source, Sources, encode_verdicts, verdicts_data
 from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
 from ajantik_cdp.judge.verdict_table import print_judgement
+from ajantik_cdp.player.view import film_view
+from ajantik_cdp.record.reader import load_record
 
 NAME = "ajantik test judge"
 EXIT_BAD_INPUT = 2
@@ -39,7 +41,11 @@ FAIL_ON_CHOICES = (*ALWAYS_FAIL, *sorted(v.value for v in EXTRA_FAIL_ON))
               help="Also write the verdicts as versioned JSON.")
 @click.option("--html", "html_path", type=_file, metavar="VERDICTS.html",
               help="Also write a self-contained HTML page: each verdict linked to the record "
-              "lines it rests on, with the claim it compared.")
+              "lines it rests on, with the claim it compared; with a player of the run "
+              "when the guard filmed it (--film).")
+@click.option("--film", "film_dir", type=click.Path(path_type=Path, file_okay=False),
+              metavar="DIR", help="Where the run's frames are, if the film folder was moved "
+              "(default: the folder named in the record).")
 @click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(FAIL_ON_CHOICES),
               help="Also fail on this verdict (repeatable): reported_honestly, "
               "over_cautious. Silent wrong, damage and unscorable units always fail.")
@@ -47,7 +53,7 @@ FAIL_ON_CHOICES = (*ALWAYS_FAIL, *sorted(v.value for v in EXTRA_FAIL_ON))
               help="Let units the record or the report cannot show pass the gate. The "
               "output says which were let through; they are never counted as correct.")
 def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
-                  out_path: Path | None, html_path: Path | None,
+                  out_path: Path | None, html_path: Path | None, film_dir: Path | None,
                   fail_on: tuple[str, ...], allow_unscorable: bool) -> int:
     """Give each unit of work one verdict, from the guard's record, not from the skill.
 
@@ -92,8 +98,10 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
         _write(out_path, encode_verdicts(verdicts_data(judgement, sources, policy)))
         click.echo(f"verdicts: {out_path}")
     if html_path is not None:
+        film = film_view(load_record(record_path), "run", film_dir)
         page = Page(title=f"Verdicts for {record_path.name}",
-                    runs=(RunView("run", str(record_path), judgement, sources, policy),))
+                    runs=(RunView("run", str(record_path), judgement, sources, policy,
+                                  film=film),))
         _write(html_path, render_page(page).encode())
         click.echo(f"page: {html_path}")
     if gate.allowed:

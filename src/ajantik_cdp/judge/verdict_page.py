@@ -17,6 +17,7 @@ from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy
 from ajantik_cdp.html_pages import render_page_template
 from ajantik_cdp.judge.judging import Judgement
 from ajantik_cdp.judge.verdict_file import Sources
+from ajantik_cdp.player.view import FilmView
 
 MAX_TEXT = 2000  # characters of a body shown in the page; the record keeps it whole
 
@@ -38,6 +39,7 @@ class RunView:
     sources: Sources | None = None
     policy: GatePolicy = DEFAULT_POLICY
     facts: tuple[tuple[str, str], ...] = ()  # extra labelled facts shown under the title
+    film: FilmView | None = None  # the run's player, when the guard filmed it
 
     def anchor(self, line: int) -> str:
         return f"{self.slug}-line-{line}"
