@@ -115,7 +115,7 @@ class RunningGuard:
         return list(load_record(self.record).lines)
 
     async def wait_for_line(self, predicate: Callable[[Any], bool],
-                            timeout: float = 10.0) -> bool:
+                            timeout: float = 30.0) -> bool:
         """Record lines are written once a request's outcome is known, a moment after the
         page saw it: poll rather than race."""
         loop = asyncio.get_running_loop()

@@ -40,10 +40,11 @@ CHROME_HOSTS = [
 ]
 
 
-@pytest.mark.parametrize(("spelled", "chrome"), CHROME_HOSTS)
-def test_host_and_port_as_chrome_spells_them(spelled: str, chrome: str) -> None:
-    assert canonical_url(spelled) == chrome
-    assert canonical_url(chrome) == chrome
+@pytest.mark.parametrize(("spelled", "as_chrome"), CHROME_HOSTS)
+def test_host_and_port_as_chrome_spells_them(spelled: str, as_chrome: str) -> None:
+    # Not named `chrome`: that is the session's Chromium fixture.
+    assert canonical_url(spelled) == as_chrome
+    assert canonical_url(as_chrome) == as_chrome
 
 
 @pytest.mark.parametrize(("url", "canonical"), [
