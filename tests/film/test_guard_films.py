@@ -124,3 +124,29 @@ async def test_no_frame_of_a_redact_url(pw, chrome, guard: GuardFactory, site: H
     colours = await dominant_colours(pw, chrome.http_url, [film / f.file for f in frames])
     assert "red" not in colours, colours
     assert "green" in colours
+
+
+async def test_a_write_from_a_popup_is_pictured_by_the_popup(
+        pw, guard: GuardFactory, site: HitSite, tmp_path: Path) -> None:
+    popup_url = site.page("popup", "<body><h1>Popup</h1><script>"
+                          "fetch('/hit/from-popup', {method: 'POST', body: 'x'})</script>")
+    g = await guard({}, film=FilmSettings(tmp_path / "film"))
+    browser = await pw.chromium.connect_over_cdp(g.url)
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.goto(site.page("opener", "<h1>Opener</h1>"))
+    async with page.expect_popup() as popup_info:
+        await page.evaluate(f"window.open({popup_url!r})")
+    popup = await popup_info.value
+    await popup.wait_for_load_state()
+    assert await g.wait_for_line(lambda ln: isinstance(ln, RequestLine)
+                                 and "/hit/from-popup" in ln.url)
+    await page.wait_for_timeout(2000)  # a loaded machine paints a new tab late
+    await ctx.close()
+    await browser.close()
+    await g.server.shutdown("test", 1000)
+    record = load_record(g.record)
+    write = next(r for r in record.requests if "/hit/from-popup" in r.url)
+    stills = [f for f in record.frames if f.after_seq == write.seq]
+    assert [f.target_id for f in stills] == [write.target_id]
+    assert len(site.writes("/hit/from-popup")) == 1

@@ -160,10 +160,12 @@ class Camera:
             target_id, session_id = info.get("targetId"), params.get("sessionId")
             if not isinstance(target_id, str) or not isinstance(session_id, str):
                 return
+            if info.get("type") == "page":
+                # A popup attaches through its opener's session, yet is a page of its own.
+                self._film(target_id, session_id)
+                return
             parent = self.targets.by_session(msg.get("sessionId") or "")
             self.book.attached(target_id, parent.target_id if parent else None)
-            if info.get("type") == "page":
-                self._film(target_id, session_id)
         elif method == "Target.detachedFromTarget":
             gone = [t for t, s in self.filmed.items() if s == params.get("sessionId")]
             for target_id in gone:
@@ -314,7 +316,7 @@ class Camera:
                 "format": "jpeg", "quality": self.policy.quality, "optimizeForSpeed": True,
             }, session_id, timeout=self.policy.still_timeout)
         except (CdpError, ConnectionLost, TimeoutError) as exc:
-            log.debug("no still of %s: %r", page_id[:8], exc)
+            log.warning("no still of %s: %r", page_id[:8], exc)
             self._wanted.pop(page_id, None)
             return
         data = result.get("data")
