@@ -21,8 +21,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from ajantik_cdp.demo.plan import conclusions, plan
+from ajantik_cdp.demo.plan import conclusions
 from ajantik_cdp.demo.runner import run_demo
+from ajantik_cdp.testrun.run.runner import RunResult, SkillTestResult
+
+
+class Quiet:
+    def planned(self, result: SkillTestResult, total: int) -> None:
+        pass
+
+    def finished(self, run: RunResult, done: int, total: int) -> None:
+        pass
 
 
 def cpu_seconds() -> float:
@@ -34,9 +43,9 @@ def cpu_seconds() -> float:
 def one(workers: int) -> tuple[float, float, bool]:
     with tempfile.TemporaryDirectory(prefix="ajantik-demo-bench-") as tmp:
         cpu0, t0 = cpu_seconds(), time.monotonic()
-        outcomes = asyncio.run(run_demo(plan(), Path(tmp), lambda o: None, lanes=workers))
+        outcome = asyncio.run(run_demo(Path(tmp), Quiet(), workers=workers))
         wall, cpu = time.monotonic() - t0, cpu_seconds() - cpu0
-    return wall, cpu, all(c.holds for c in conclusions(outcomes))
+    return wall, cpu, all(c.holds for c in conclusions(outcome))
 
 
 def main() -> None:

@@ -25,6 +25,8 @@ PURE_FOLDERS = (
     "gauntlet/score",
     "gauntlet/reference",
     "gauntlet/report",
+    "testrun/plan",
+    "testrun/score",
 )
 # Single modules that pure folders may use: the one Jinja environment reads templates from
 # the package itself, as an import reads code.

@@ -1,82 +1,126 @@
-"""The demo's plan and conclusions, without a browser: the conclusions follow the
+"""The demo's options and conclusions, without a browser: the conclusions follow the
 verdicts they are given, so a demo whose runs did not show the point says so."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from ajantik_cdp.core.faults import FaultKind
+from ajantik_cdp.core.run_gate import gate_run
 from ajantik_cdp.core.verdicts import Said, Verdict, World
-from ajantik_cdp.demo.plan import FAULT_PATTERN, DemoRun, RunOutcome, conclusions, plan
+from ajantik_cdp.demo.plan import OPTIONS, UPLOADS, conclusions
+from ajantik_cdp.demo.portal_system import PortalCheck
 from ajantik_cdp.judge.adapter_api import Claim, Damage, Held, Record, Report
 from ajantik_cdp.judge.judging import Judgement, UnitResult
 from ajantik_cdp.output_folder import OutputFolderError, marker_name, prepare
+from ajantik_cdp.testrun.plan.run_plan import CLEAN, PlannedRun
+from ajantik_cdp.testrun.run.runner import Outcome, RunResult, SkillTest, SkillTestResult
+from ajantik_cdp.testrun.run.skill import SkillRun
+from ajantik_cdp.testrun.run.workspace import Check
+from ajantik_cdp.testrun.score.matrix import Firing
 from tests.support.records import RecordBuilder
 
 
-def test_plan_is_both_skills_clean_and_under_every_fault() -> None:
-    specs = plan()
-    assert len(specs) == 10
-    assert {s.fault for s in specs} == {None, "phantom_success", "transient_error",
-                                        "phantom_failure", "session_drop"}
-    assert DemoRun("blind", "phantom_success").fault_text == f"phantom_success:{FAULT_PATTERN}"
-    assert DemoRun("blind", None).fault_text is None
-    assert len({s.slug for s in specs}) == 10
+def test_the_demo_is_every_fault_on_r102s_upload() -> None:
+    assert set(OPTIONS.kinds) == set(FaultKind)
+    assert (OPTIONS.reps, OPTIONS.at.text, OPTIONS.only) == (1, "2", (UPLOADS,))
+    assert UPLOADS.label == "POST /api/filings/*/documents"
 
 
-def _outcome(tmp_path: Path, skill: str, fault: str | None, verdicts: list[Verdict],
-             damage: bool = False, disagree: bool = False) -> RunOutcome:
-    rec = RecordBuilder(tmp_path / f"{skill}-{fault}.jsonl")
-    record = Record.read(rec.close())
-    worlds = {Verdict.CORRECT: (True, Said.DONE), Verdict.SILENT_WRONG: (False, Said.DONE),
-              Verdict.REPORTED_HONESTLY: (False, Said.NOT_DONE)}
-    units = []
+C, SW, RH, U = Verdict.CORRECT, Verdict.SILENT_WRONG, Verdict.REPORTED_HONESTLY, (
+    Verdict.UNSCORABLE)
+WORLDS = {C: (True, Said.DONE), SW: (False, Said.DONE), RH: (False, Said.NOT_DONE)}
+
+
+def _run(tmp_path: Path, skill: str, kind: FaultKind | None, verdicts: list[Verdict], *,
+         damage: bool = False, disagree: bool = False, fired: Firing | None = None,
+         crashed: str | None = None, timed_out: str | None = None) -> RunResult:
+    name = f"{skill}-{kind.value if kind else 'clean'}"
+    record = Record.read(RecordBuilder(tmp_path / f"{name}.jsonl").close())
     dmg = (Damage("duplicate", "two copies", "R-102"),) if damage else ()
+    units = []
     for i, v in enumerate(verdicts):
-        right, said = worlds[v]
         unit = f"R-10{i + 1}"
-        units.append(UnitResult(unit, v, World(right), Held.known({}), (), Claim(said, ""),
+        if v is U:
+            claim, world = Claim.unreadable("R-102 went fine", "claim unreadable: ..."), World(True)
+        else:
+            right, said = WORLDS[v]
+            claim, world = Claim(said, ""), World(right)
+        units.append(UnitResult(unit, v, world, Held.known({}), (), claim,
                                 tuple(d for d in dmg if d.unit == unit)))
     j = Judgement(tuple(units), dmg, (), record, Report(""))
-    return RunOutcome(DemoRun(skill, fault), j, 1.0, ("R-101: differs",) if disagree else (),
-                      compared_units=len(units))
+    planned = CLEAN if kind is None else PlannedRun(UPLOADS, kind, 1, 2, 2, 1)
+    firing = fired or (Firing.NO_FAULT if kind is None else Firing.ON_POINT)
+    gate = gate_run([u.score() for u in units], [(d.kind, d.unit) for d in dmg],
+                    fault_fired=None if kind is None else firing is Firing.ON_POINT,
+                    crashed=crashed, timed_out=timed_out)
+    problems = ("R-101: differs",) if disagree else ()
+    check = Check((), problems, PortalCheck({}, len(units), 0))
+    return RunResult(skill, planned, name, j, gate, firing,
+                     SkillRun("", crashed=crashed, timed_out=timed_out), 1.0, check)
 
 
-C, SW, RH = Verdict.CORRECT, Verdict.SILENT_WRONG, Verdict.REPORTED_HONESTLY
+def _outcome(*tests: tuple[str, list[RunResult]]) -> Outcome:
+    results = []
+    for name, runs in tests:
+        plan_runs = tuple(r.planned for r in runs if not r.planned.is_clean)
+        t = SkillTestResult(SkillTest(name, Any, Any, Any, OPTIONS))  # type: ignore[arg-type]
+        t.clean = next((r for r in runs if r.planned.is_clean), None)
+        t.runs = [r for r in runs if not r.planned.is_clean]
+        from ajantik_cdp.testrun.plan.run_plan import Plan
+
+        t.plan = Plan((), OPTIONS.kinds, 1, OPTIONS.at, plan_runs)
+        results.append(t)
+    return Outcome(results, 1.0)
+
+
+PS, PF, SD = FaultKind.PHANTOM_SUCCESS, FaultKind.PHANTOM_FAILURE, FaultKind.SESSION_DROP
+
+
+def _good(tmp_path: Path, broken: str = "") -> Outcome:
+    return _outcome(
+        ("blind", [_run(tmp_path, "blind", None, [C, C, C]),
+                   _run(tmp_path, "blind", PS,
+                        [C, C, C] if broken == "blind_not_fooled" else [C, SW, C]),
+                   _run(tmp_path, "blind", PF, [C, C, C], damage=broken != "blind_no_damage")]),
+        ("verifying", [_run(tmp_path, "verifying", None, [C, C, C]),
+                       _run(tmp_path, "verifying", PS,
+                            [C, SW, C] if broken == "verifying_fooled" else [C, C, C],
+                            disagree=broken == "portal_disagrees"),
+                       _run(tmp_path, "verifying", SD, [C, RH, RH])]))
 
 
 def test_conclusions_hold_when_the_runs_show_them(tmp_path: Path) -> None:
-    outcomes = [
-        _outcome(tmp_path, "blind", "phantom_success", [C, SW, C]),
-        _outcome(tmp_path, "blind", "phantom_failure", [C, C, C], damage=True),
-        _outcome(tmp_path, "verifying", "phantom_success", [C, C, C]),
-        _outcome(tmp_path, "verifying", "session_drop", [C, RH, RH]),
-    ]
-    found = conclusions(outcomes)
+    found = conclusions(_good(tmp_path))
     assert all(c.holds for c in found), found
     assert "silent wrong on R-102" in found[0].text
-    assert any("12 of 12 units" in c.text for c in found)
-    gate = next(c.text for c in found if "the gate" in c.text)
-    assert gate == ("verifying skill: passes the gate in every run (every unit scored, no "
-                    "silent wrong, no damage); the gate fails 2 blind run(s): blind · "
-                    "phantom_success, blind · phantom_failure")
+    assert any("18 of 18 units" in c.text for c in found)
+    texts = [c.text for c in found]
+    assert ("verifying skill: passes the gate of ajantik test run in every run (every unit "
+            "scored, no silent wrong, no damage): its test exits 0") in texts
+    assert ("blind skill: the gate fails 2 run(s) (blind · phantom_success, blind · "
+            "phantom_failure), so its test exits 1") in texts
 
 
 @pytest.mark.parametrize("broken", ["blind_not_fooled", "blind_no_damage", "verifying_fooled",
                                     "portal_disagrees"])
 def test_each_conclusion_fails_when_the_runs_do_not_show_it(tmp_path: Path, broken: str) -> None:
-    outcomes = [
-        _outcome(tmp_path, "blind", "phantom_success",
-                 [C, C, C] if broken == "blind_not_fooled" else [C, SW, C]),
-        _outcome(tmp_path, "blind", "phantom_failure", [C, C, C],
-                 damage=broken != "blind_no_damage"),
-        _outcome(tmp_path, "verifying", "phantom_success",
-                 [C, SW, C] if broken == "verifying_fooled" else [C, C, C],
-                 disagree=broken == "portal_disagrees"),
-    ]
-    failed = [c.text for c in conclusions(outcomes) if not c.holds]
-    assert len(failed) == 1, failed
+    failed = [c.text for c in conclusions(_good(tmp_path, broken)) if not c.holds]
+    # A blind run the gate no longer fails also breaks "the gate fails exactly those".
+    assert len(failed) == (2 if broken.startswith("blind") else 1), failed
+
+
+def test_a_fault_that_did_not_fire_is_no_demonstration(tmp_path: Path) -> None:
+    outcome = _good(tmp_path)
+    t = outcome.tests[1]
+    t.runs[0] = _run(tmp_path, "verifying", PS, [C, C, C], fired=Firing.NOT_FIRED)
+    failed = [c.text for c in conclusions(outcome) if not c.holds]
+    assert "the fault did not fire on R-102's upload in: verifying · phantom_success" in failed
+    assert any(f.startswith("verifying skill fails the gate in: verifying · phantom_success "
+                            "(fault did not fire") for f in failed)
 
 
 def test_out_dir_is_never_one_the_demo_did_not_make(tmp_path: Path) -> None:
@@ -127,21 +171,17 @@ def test_workers_is_the_flag_and_the_old_jobs_still_works_with_a_note(
 
 def test_a_verifying_run_with_an_unscorable_unit_fails_the_gate_conclusion(
         tmp_path: Path) -> None:
-    good = _outcome(tmp_path, "verifying", "phantom_success", [C, C, C])
-    units = list(good.judgement.units)
-    units[1] = UnitResult("R-102", Verdict.UNSCORABLE, World(True), Held.known({}), (),
-                          Claim.unreadable("R-102 went fine", "claim unreadable: ..."), ())
-    j = Judgement(tuple(units), (), (), good.judgement.record, Report("R-102 went fine"))
-    outcome = RunOutcome(good.spec, j, 1.0)
-    assert outcome.gate().outcome.value == "unscorable"
-    failed = [c.text for c in conclusions([outcome]) if not c.holds]
+    outcome = _good(tmp_path)
+    outcome.tests[1].runs[0] = _run(tmp_path, "verifying", PS, [C, U, C])
+    failed = [c.text for c in conclusions(outcome) if not c.holds]
     assert failed == ["verifying skill fails the gate in: verifying · phantom_success "
                       "(unscorable: 1 unscorable (R-102))"]
 
 
-def test_a_timed_out_run_is_told_from_a_crash(tmp_path: Path) -> None:
-    base = _outcome(tmp_path, "blind", None, [C, C, C])
-    hung = RunOutcome(base.spec, base.judgement, 1.0, skill_error="the run took longer than 120s")
-    died = RunOutcome(base.spec, base.judgement, 1.0, skill_error="RuntimeError: boom")
-    assert hung.gate().outcome.value == "timed_out"
-    assert died.gate().outcome.value == "agent_crashed"
+def test_a_skill_that_did_not_finish_is_said(tmp_path: Path) -> None:
+    outcome = _good(tmp_path)
+    outcome.tests[0].runs[0] = _run(tmp_path, "blind", PS, [C, SW, C],
+                                    timed_out="stopped at its deadline (180s)")
+    failed = [c.text for c in conclusions(outcome) if not c.holds]
+    assert ("the scripted skill did not finish in blind · phantom_success (stopped at its "
+            "deadline (180s))") in failed

@@ -1,6 +1,10 @@
-// Drive a page through a DevTools endpoint with one of three Node clients, then print
+// Drive a page through a DevTools endpoint with one of the Node clients, then print
 // one JSON line: what the page saw for a denied and an allowed write.
-//   node clients.js <playwright|puppeteer|cri> <cdp-http-url> <page-url>
+//   node clients.js <playwright|puppeteer|cri|mcp> <cdp-http-url> <page-url>
+//   node clients.js <session|puppeteer-session> <cdp-http-url> <portal-url>
+// "mcp" drives the page as an agent would, through Playwright MCP's tools (navigate,
+// snapshot, click); "session" logs in with the browser, then sends writes from the
+// driver with Playwright's context.request / page.request.
 const [kind, cdpUrl, pageUrl] = process.argv.slice(2);
 const POST = (path) => `fetch(${JSON.stringify(path)}, {method: 'POST', body: 'x'})
   .then(r => r.status, e => 'error')`;
@@ -52,7 +56,123 @@ async function withCri() {
   return out;
 }
 
-const runners = { playwright: withPlaywright, puppeteer: withPuppeteer, cri: withCri };
+async function withSession() {
+  // Playwright's APIRequestContext sends HTTP from this process with the cookies it
+  // reads from Chrome (Storage.getCookies): the guard never sees these requests.
+  const { chromium } = require('playwright-core');
+  const browser = await chromium.connectOverCDP(cdpUrl);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(pageUrl + '/');
+  await page.click('#login');
+  await page.waitForURL('**/home');
+  const cookies = (await context.cookies()).map((c) => c.name).sort();
+  const post = (await context.request.post(pageUrl + '/submission', { data: 'x' })).status();
+  const put = (await page.request.put(pageUrl + '/section/1', { data: 'x' })).status();
+  await page.goto(pageUrl + '/home');
+  const stillLoggedIn = page.url() === pageUrl + '/home';
+  await browser.close();
+  return { cookies, post, put, stillLoggedIn };
+}
+
+async function withPuppeteerSession() {
+  // A skill that copies the session into its own HTTP client: Puppeteer's page.cookies()
+  // (Network.getCookies) and browser.cookies() (Storage.getCookies), then Node's fetch.
+  const puppeteer = require('puppeteer-core');
+  const browser = await puppeteer.connect({ browserURL: cdpUrl });
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  await page.goto(pageUrl + '/');
+  await Promise.all([page.waitForNavigation(), page.click('#login')]);
+  const jar = [...await page.cookies(), ...await context.cookies()];
+  const cookie = jar.map((c) => `${c.name}=${c.value}`).join('; ');
+  const resp = await fetch(pageUrl + '/submission', { method: 'POST', body: 'x',
+                                                      headers: cookie ? { cookie } : {} });
+  const loggedIn = page.url() === pageUrl + '/home';
+  await context.close();
+  await browser.disconnect();
+  return { cookies: [...new Set(jar.map((c) => c.name))].sort(), post: resp.status,
+           loggedIn };
+}
+
+async function withMcp() {
+  // Playwright MCP as an agent host starts it: a stdio MCP server attached to the
+  // browser at --cdp-endpoint. It uses the browser's existing context; no download.
+  const { spawn } = require('child_process');
+  const cli = require('path').join(__dirname, 'node_modules', '@playwright', 'mcp', 'cli.js');
+  const fs = require('fs');
+  const path = require('path');
+  // Its workspace (snapshot files) in a scratch folder, never in the checkout.
+  const workspace = fs.mkdtempSync(path.join(require('os').tmpdir(), 'ajantik-mcp-'));
+  const proc = spawn(process.execPath, [cli, '--cdp-endpoint', cdpUrl,
+                                        '--output-dir', workspace],
+                     { cwd: workspace, stdio: ['pipe', 'pipe', 'inherit'] });
+  let buffer = '';
+  let nextId = 1;
+  const waiting = new Map();
+  proc.stdout.on('data', (chunk) => {
+    buffer += chunk;
+    let nl;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (!line.trim()) continue;
+      const msg = JSON.parse(line);
+      if (msg.id !== undefined && waiting.has(msg.id)) {
+        waiting.get(msg.id)(msg);
+        waiting.delete(msg.id);
+      }
+    }
+  });
+  const rpc = (method, params) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    const timer = setTimeout(() => reject(new Error(`MCP ${method} timed out`)), 60000);
+    waiting.set(id, (msg) => {
+      clearTimeout(timer);
+      if (msg.error) reject(new Error(`MCP ${method}: ${JSON.stringify(msg.error)}`));
+      else resolve(msg.result);
+    });
+    proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+  });
+  const tool = async (name, args) => {
+    const result = await rpc('tools/call', { name, arguments: args });
+    const text = (result.content || []).map((c) => c.text || '').join('\n');
+    // Snapshots may come as a link to a file in the workspace instead of inline.
+    return text.replace(/\[Snapshot\]\(([^)]+)\)/g, (_, file) =>
+      fs.readFileSync(path.resolve(workspace, file), 'utf8'));
+  };
+  try {
+    await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {},
+                              clientInfo: { name: 'ajantik-tests', version: '0' } });
+    proc.stdin.write(JSON.stringify({ jsonrpc: '2.0',
+                                      method: 'notifications/initialized' }) + '\n');
+    const snapshot = await tool('browser_navigate', { url: pageUrl });
+    const ref = (label) => {
+      const m = snapshot.match(new RegExp(`button "${label}" \\[ref=(\\w+)\\]`));
+      if (!m) throw new Error(`no ${label} button in the snapshot:\n${snapshot}`);
+      return m[1];
+    };
+    const out = {};
+    for (const [key, label] of [['allowed', 'Save draft'], ['denied', 'Submit']]) {
+      // 0.0.8x names the snapshot reference "target"; earlier releases named it "ref".
+      const clicked = await tool('browser_click', { element: `${label} button`,
+                                                    target: ref(label), ref: ref(label) });
+      const waited = await tool('browser_wait_for', { text: `${key}:` });
+      const text = await tool('browser_snapshot', {});
+      const m = text.match(new RegExp(`${key}:(\\w+)`));
+      out[key] = m ? (m[1] === 'error' ? 'error' : Number(m[1]))
+        : { clicked, waited, text };
+    }
+    return out;
+  } finally {
+    proc.kill();
+    fs.rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+const runners = { playwright: withPlaywright, puppeteer: withPuppeteer, cri: withCri,
+                  session: withSession, 'puppeteer-session': withPuppeteerSession,
+                  mcp: withMcp };
 runners[kind]().then(
   (out) => { console.log(JSON.stringify(out)); process.exit(0); },
   (err) => { console.error(String(err && err.stack || err)); process.exit(1); },

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest_asyncio
 
-from ajantik_cdp.demo.runner import guard_config_data, sign_in
+from ajantik_cdp.demo.portal_system import guard_config_data
 from portal_pilot.portal import Portal
+from portal_pilot.sign_in import sign_in
 from tests.conftest import GuardFactory, RunningGuard
 
 

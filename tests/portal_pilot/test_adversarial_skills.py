@@ -30,12 +30,14 @@ from ajantik_cdp.core.faults import parse_fault
 from ajantik_cdp.core.run_gate import Outcome
 from ajantik_cdp.core.verdicts import Said, Verdict, World, verdict
 from ajantik_cdp.demo.agreement import disagreements
-from ajantik_cdp.demo.runner import ADAPTER, guard_config, sign_in
+from ajantik_cdp.demo.portal_system import ADAPTER, guard_config
 from ajantik_cdp.judge.adapter_api import Record, Report
 from ajantik_cdp.judge.adapter_loader import Adapter, load_adapter
 from ajantik_cdp.judge.judging import Judgement, judge
-from ajantik_cdp.proxy.server import GuardOptions, GuardServer
+from ajantik_cdp.proxy.running import running_guard
+from ajantik_cdp.proxy.server import GuardOptions
 from portal_pilot.portal import Portal
+from portal_pilot.sign_in import sign_in
 from portal_pilot.task import load_task
 from portal_pilot.truth import FilingTruth, registry_truth
 from tests.judge.claim_forms import CHECKBOX_FORM, NAMED_FORMS, Claims, report
@@ -83,16 +85,12 @@ async def _run(pw: Any, chrome: ChromeProcess, folder: Path, adversary: Adversar
     await portal.start()
     try:
         record = folder / f"{adversary.name.replace(' ', '-')}.jsonl"
-        guard = GuardServer(GuardOptions(
-            upstream=chrome.http_url, config=guard_config(portal.origin), port=0,
-            record_path=record, install_signal_handlers=False,
-            fault=parse_fault(adversary.fault) if adversary.fault else None))
-        await guard.start()
-        try:
-            text, error = await _drive(pw, f"http://127.0.0.1:{guard.port}", portal.origin,
-                                       adversary)
-        finally:
-            await guard.shutdown("test finished", 1000)
+        async with running_guard(GuardOptions(
+                upstream=chrome.http_url, config=guard_config(portal.origin), port=0,
+                record_path=record, install_signal_handlers=False,
+                fault=parse_fault(adversary.fault) if adversary.fault else None),
+                "test finished") as guard:
+            text, error = await _drive(pw, guard.url, portal.origin, adversary)
         return Run(adversary, Record.read(record), text, registry_truth(portal), error)
     finally:
         await portal.stop()

@@ -16,12 +16,13 @@ import pytest
 
 from ajantik_cdp.core.record_schema import BlockLine, RequestLine
 from ajantik_cdp.core.verdicts import Verdict
-from ajantik_cdp.demo.runner import ADAPTER, sign_in
+from ajantik_cdp.demo.portal_system import ADAPTER
 from ajantik_cdp.judge.adapter_api import Record, Report
 from ajantik_cdp.judge.adapter_loader import load_adapter
 from ajantik_cdp.judge.judging import Judgement, judge
 from ajantik_cdp.record.reader import load_record
 from portal_pilot.portal import Portal
+from portal_pilot.sign_in import sign_in
 from portal_pilot.skill.scripts.proceed_to_submission import proceed_to_submission
 from portal_pilot.skill.scripts.read_dashboard import read_dashboard
 from portal_pilot.skill.scripts.save_section import save_section

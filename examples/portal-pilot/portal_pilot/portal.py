@@ -47,6 +47,9 @@ class Portal:
     drop_answers: re.Pattern[str] | None = None
     port: int = 0
     runner: web.AppRunner | None = None
+    reset_token: str | None = None
+    # The registry's state and API hits before each reset, oldest first.
+    history: list[tuple[RegistryState, list[ApiHit]]] = field(default_factory=list)
 
     @property
     def origin(self) -> str:
@@ -79,6 +82,7 @@ class Portal:
         r.add_put("/api/filings/{rid}/sections/{section}", self._api_section)
         r.add_post("/api/filings/{rid}/documents", self._api_upload)
         r.add_post("/api/filings/{rid}/submission", self._api_submit)
+        r.add_post("/_test/reset", self._reset)
         return app
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -143,6 +147,14 @@ class Portal:
         if not self._signed_in(request):
             raise web.HTTPSeeOther("/login")
         return web.Response(text=portal_pages.app_page(), content_type="text/html")
+
+    async def _reset(self, request: web.Request) -> web.Response:
+        given = request.headers.get("X-Reset-Token", "")
+        if self.reset_token is None or not secrets.compare_digest(given, self.reset_token):
+            return web.json_response({"error": "no such thing"}, status=404)
+        self.history.append((self.state, self.hits))
+        self.state, self.hits = RegistryState.fresh(), []
+        return web.json_response({"reset": True, "resets": len(self.history)})
 
     # -- API ----------------------------------------------------------------------------
 

@@ -8,8 +8,11 @@ with no model: the stand-ins ``ajantik demo`` crash-tests.
   filing's writes it opens the review page, redoes only what the registry does not hold,
   and reports from what it read.
 
-Both stop on an expired session (HTTP 401), as SKILL.md says, and end with the report
-format SKILL.md prescribes. Neither ever runs proceed_to_submission.
+On an expired session (HTTP 401) both ask the operator to sign in again, when there is
+one to ask (``ask``: in-process from ``ajantik demo``, or over stdin/stdout from
+``skill_command.py``), and retry that step once; a second 401, or no operator, stops the
+work, as SKILL.md says. Both end with the report format SKILL.md prescribes. Neither
+ever runs proceed_to_submission.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from portal_pilot.skill.scripts.save_section import save_section
 from portal_pilot.skill.scripts.upload_document import upload_document
 from portal_pilot.task import FilingTask
 
-Skill = Callable[[Any, str, list[FilingTask]], Awaitable[str]]
+# Ask the operator: (what, why) -> whether it was done. "sign_in" is the one this skill asks.
+Ask = Callable[[str, str], Awaitable[bool]]
+Skill = Callable[[Any, str, list[FilingTask], Ask | None], Awaitable[str]]
 SESSION_EXPIRED = 401
 # The order an agent fills the wizard in: the declaration comes last, after the upload.
 WRITE_ORDER = ("company", "officers", "capital", "documents", "declaration")
@@ -63,12 +68,40 @@ async def _write(page: Any, portal: str, task: FilingTask, part: str,
     return result
 
 
+async def _write_signed_in(page: Any, portal: str, task: FilingTask, part: str, value: Any,
+                           ask: Ask | None) -> dict[str, Any]:
+    """A write; after a 401, the operator is asked to sign in again and it is tried once
+    more (a second 401 raises _SessionExpired)."""
+    try:
+        return await _write(page, portal, task, part, value)
+    except _SessionExpired as exc:
+        if ask is None or not await ask("sign_in", f"the portal session expired while "
+                                        f"saving {task.record} {part} ({exc}); sign in "
+                                        "again, please"):
+            raise
+        return await _write(page, portal, task, part, value)
+
+
+async def _start(page: Any, portal: str, ask: Ask | None) -> None:
+    """Confirm the browser is signed in (SKILL.md step 1), asking the operator if not."""
+    try:
+        await read_dashboard(page, portal)
+    except StepFailed as exc:
+        if exc.http_status != SESSION_EXPIRED or ask is None or not await ask(
+                "sign_in", f"the portal asks to sign in ({exc}); sign in, please"):
+            raise
+        await read_dashboard(page, portal)
+
+
+STOPPED = "the portal session expired (HTTP 401); the operator must sign in again"
+
+
 def _what(part: str, value: Any) -> str:
     return f"upload of {value.name}" if part == "documents" else f"section {part}"
 
 
-async def blind(page: Any, portal: str, tasks: list[FilingTask]) -> str:
-    await read_dashboard(page, portal)
+async def blind(page: Any, portal: str, tasks: list[FilingTask], ask: Ask | None = None) -> str:
+    await _start(page, portal, ask)
     lines: list[str] = []
     stopped = ""
     for task in tasks:
@@ -78,13 +111,13 @@ async def blind(page: Any, portal: str, tasks: list[FilingTask]) -> str:
         problems: list[str] = []
         try:
             for part, value in _writes(task):
-                result = await _write(page, portal, task, part, value)
+                result = await _write_signed_in(page, portal, task, part, value, ask)
                 if not result["ok"]:
-                    result = await _write(page, portal, task, part, value)  # one retry
+                    result = await _write_signed_in(page, portal, task, part, value, ask)
                 if not result["ok"]:
                     problems.append(f"{_what(part, value)} failed: {result['message']}")
         except _SessionExpired:
-            stopped = "the portal session expired (HTTP 401); the operator must sign in again"
+            stopped = STOPPED
             problems.append(stopped)
         if problems:
             lines.append(f"{task.record}: not done — " + "; ".join(problems))
@@ -113,8 +146,9 @@ def _gaps(task: FilingTask, seen: dict[str, Any]) -> tuple[list[tuple[str, Any]]
     return todo, notes
 
 
-async def verifying(page: Any, portal: str, tasks: list[FilingTask]) -> str:
-    await read_dashboard(page, portal)
+async def verifying(page: Any, portal: str, tasks: list[FilingTask],
+                    ask: Ask | None = None) -> str:
+    await _start(page, portal, ask)
     lines: list[str] = []
     stopped = ""
     for task in tasks:
@@ -124,7 +158,7 @@ async def verifying(page: Any, portal: str, tasks: list[FilingTask]) -> str:
         seen: dict[str, Any] | None = None
         try:
             for part, value in _writes(task):
-                await _write(page, portal, task, part, value)
+                await _write_signed_in(page, portal, task, part, value, ask)
             # Whatever the page said, only the read-back counts. Redo what is missing,
             # at most twice, and never re-upload a document the registry already holds.
             for _ in range(2):
@@ -134,9 +168,9 @@ async def verifying(page: Any, portal: str, tasks: list[FilingTask]) -> str:
                     break
                 seen = None
                 for part, value in todo:
-                    await _write(page, portal, task, part, value)
+                    await _write_signed_in(page, portal, task, part, value, ask)
         except _SessionExpired:
-            stopped = "the portal session expired (HTTP 401); the operator must sign in again"
+            stopped = STOPPED
             seen = None
         if seen is None:
             try:

@@ -21,14 +21,17 @@ NAME = "ajantik cdp"
 
 @click.command("cdp")
 @click.option("--upstream", required=True, metavar="URL",
-              help="Chrome's debugging address, e.g. http://127.0.0.1:9335. Keep it private: "
-              "skills get the guard's address instead.")
+              help="Chrome's debugging address, e.g. http://127.0.0.1:9335, or its browser "
+              "websocket ws://HOST:PORT/devtools/browser/ID (a Chrome attached through "
+              "chrome://inspect, with no /json endpoints). Keep it private: skills get the "
+              "guard's address instead.")
 @click.option("--port", default=9333, show_default=True, type=click.IntRange(0, 65535),
               help="Port skills connect to (CDP_URL=http://127.0.0.1:PORT). 0 picks a free one.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Anything but loopback exposes the logged-in browser.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
-              help="Guard rules, JSON or YAML: deny, deny_clicks, allow_writes, record, redact. "
+              help="Guard rules, JSON or YAML: deny, deny_clicks, allow_writes, record, redact, "
+              "share_cookies. "
               "See guards/ for commented examples.")
 @click.option("--record", "record_path", default="ajantik-cdp.jsonl", show_default=True,
               type=click.Path(path_type=Path, dir_okay=False),
@@ -69,7 +72,9 @@ def cdp_command(upstream: str, port: int, host: str, config_path: Path | None,
 
     The guard keeps its own DevTools session on every tab, frame and worker. Denied
     writes and page loads fail with net::ERR_BLOCKED_BY_CLIENT, presses on deny_clicks
-    controls are swallowed, and every write is recorded (secrets withheld). If the guard
+    controls are swallowed, and every write is recorded (secrets withheld). Cookies
+    stay in Chrome: a client's cookie reads come back without them (config key
+    share_cookies hands some or all out). If the guard
     loses Chrome it closes every client connection and exits with code 3. Ctrl-C, SIGTERM
     and SIGHUP stop it cleanly (exit 0).
     """

@@ -15,6 +15,11 @@ session from the client it proxies:
   method) into one the rules deny has it failed instead.
 * ``Target.exposeDevToolsProtocol`` would hand a page's own scripts a browser session that
   bypasses this gate; it is refused.
+* The person's session stays inside Chrome (``core/cookie_filter.py``): the answers to a
+  client's cookie reads, and the headers in Chrome's network events, come back without the
+  cookies ``share_cookies`` does not name. ``Network.loadNetworkResource`` (Chrome fetches
+  a URL with the page's cookies and hands the body to the client, outside the Fetch
+  domain's view) is refused.
 
 Every client message is parsed and the gate forwards its own serialisation of what it
 checked, so a message with duplicate keys cannot mean one thing to the gate and another to
@@ -31,6 +36,13 @@ from typing import Any
 import orjson
 
 from ajantik_cdp.core.config import GuardConfig
+from ajantik_cdp.core.cookie_filter import (
+    COOKIE_EVENTS,
+    COOKIE_READS,
+    CookiePolicy,
+    filter_event,
+    filter_result,
+)
 from ajantik_cdp.core.rules import Decision, RequestFacts, decide
 from ajantik_cdp.core.targets import CONTAINER_TYPES, TargetState
 
@@ -42,6 +54,8 @@ REFUSED_METHODS = {
     "API is not checked by the guard)",
     "Network.continueInterceptedRequest": "use the Fetch domain (the deprecated "
     "interception API is not checked by the guard)",
+    "Network.loadNetworkResource": "Chrome would fetch the URL with the person's session "
+    "outside the guard's net and hand the answer to the client",
 }
 
 
@@ -95,6 +109,13 @@ class ClientGate:
     sessions: dict[str, _Session] = field(default_factory=dict)
     deferred_urls: dict[int, str] = field(default_factory=dict)
     paused: dict[tuple[str | None, str], RequestFacts] = field(default_factory=dict)
+    # (sessionId, id) of the client's cookie reads still waiting for Chrome's answer, and
+    # how many: a client may reuse an id, and every answer to it must be filtered.
+    cookie_reads: dict[tuple[str | None, int], int] = field(default_factory=dict)
+    cookies: CookiePolicy = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.cookies = self.config.cookie_policy
 
     # -- client -> Chrome -------------------------------------------------------------
 
@@ -155,6 +176,9 @@ class ClientGate:
                 _error(msg_id, session_id, -32000, f"ajantik cdp refuses {method}: {refused}"),
             )
 
+        if method in COOKIE_READS and not self.cookies.share_all:
+            key = (session_id, msg_id)
+            self.cookie_reads[key] = self.cookie_reads.get(key, 0) + 1
         if method == "Target.createTarget":
             url = params.get("url")
             if isinstance(url, str) and url not in BLANK_URLS:
@@ -248,16 +272,75 @@ class ClientGate:
     def wants(self, text: str) -> bool:
         """Cheap pre-filter: does this upstream message need to be parsed?
 
-        Chrome writes method names unescaped, so a substring test cannot miss one; it
-        keeps large messages (screenshots, bodies) off the parser.
+        Chrome writes an event's method first and unescaped, and a reply's id first; a
+        message of any other shape is parsed, so the test cannot miss one. It keeps large
+        messages (screenshots, bodies) off the parser.
         """
-        if self.deferred_urls and text.startswith('{"id":'):
-            return True
-        return (
-            "Target.attachedToTarget" in text
-            or "Target.detachedFromTarget" in text
-            or "Fetch.requestPaused" in text
-        )
+        if text.startswith('{"method":"'):
+            end = text.find('"', 11)
+            if end < 0:
+                return True
+            method = text[11:end]
+            return method in _GATE_EVENTS or (method in COOKIE_EVENTS
+                                              and self._may_carry_cookies(text))
+        if text.startswith('{"id":'):
+            return bool(self.deferred_urls or self.cookie_reads)
+        return True
+
+    def _may_carry_cookies(self, text: str) -> bool:
+        # Every place a cookie value can sit is named "cookie" in some case (a Cookie or
+        # Set-Cookie header, raw header text, associatedCookies, cookieLine), and Chrome
+        # never escapes ASCII letters: most network events skip the parser and the walk.
+        # (lower() then ``in`` measured ten times faster than a case-blind regex.)
+        return not self.cookies.share_all and "cookie" in text.lower()
+
+    def incoming(self, text: str) -> tuple[str, list[NavigateWhenGuarded]]:
+        """What the client receives for Chrome's ``text``, and navigations to start."""
+        try:
+            msg = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return text, []
+        navs = self.observe_message(msg)
+        if not self._may_carry_cookies(text):
+            return text, navs
+        filtered = self._filter_cookies(msg, msg.get("sessionId") if isinstance(msg, dict)
+                                        else None)
+        return (text if filtered is None else _dumps(filtered)), navs
+
+    def _filter_cookies(self, msg: Any, session_id: Any) -> Any | None:
+        """``msg`` without the cookies the client may not see; None if it needs no change."""
+        if not isinstance(msg, dict):
+            return None
+        method = msg.get("method")
+        if method is None:
+            msg_id = msg.get("id")
+            key = (session_id if isinstance(session_id, str) else None, msg_id)
+            result = msg.get("result")
+            if not isinstance(msg_id, int) or key not in self.cookie_reads \
+                    or not isinstance(result, dict) or "cookies" not in result:
+                # Only an answer that lists cookies settles a read: another command's
+                # answer under the same id must not clear the way for the real one.
+                return None
+            self.cookie_reads[key] -= 1
+            if not self.cookie_reads[key]:
+                del self.cookie_reads[key]
+            filtered = filter_result(result, self.cookies)
+            return None if filtered is None else {**msg, "result": filtered}
+        params = msg.get("params")
+        if method == "Target.receivedMessageFromTarget" and isinstance(params, dict):
+            inner_text = params.get("message")
+            try:
+                inner = orjson.loads(inner_text) if isinstance(inner_text, str) else None
+            except orjson.JSONDecodeError:
+                return None
+            changed = self._filter_cookies(inner, params.get("sessionId"))
+            if changed is None:
+                return None
+            return {**msg, "params": {**params, "message": _dumps(changed)}}
+        if not isinstance(method, str):
+            return None
+        new_params = filter_event(method, params, self.cookies)
+        return None if new_params is None else {**msg, "params": new_params}
 
     def observe(self, text: str) -> list[NavigateWhenGuarded]:
         try:
@@ -304,6 +387,14 @@ class ClientGate:
             if isinstance(target_id, str):
                 return [NavigateWhenGuarded(target_id, url)]
         return []
+
+
+_GATE_EVENTS = frozenset({
+    "Target.attachedToTarget",
+    "Target.detachedFromTarget",
+    "Target.receivedMessageFromTarget",
+    "Fetch.requestPaused",
+})
 
 
 def _dumps(msg: Any) -> str:

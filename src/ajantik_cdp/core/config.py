@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from ajantik_cdp.core.click_patterns import ClickPatternError, check_click_pattern
+from ajantik_cdp.core.cookie_filter import SHARE_ALL, CookiePolicy
 
-KEYS = ("deny", "deny_clicks", "allow_writes", "record", "redact")
+KEYS = ("deny", "deny_clicks", "allow_writes", "record", "redact", "share_cookies")
 
 # Lists whose patterns ignore case. Each list errs on its safe side: a deny, record or
 # redact entry written as "submission" must also catch "/Submission", while an allowlist
@@ -57,7 +58,13 @@ class GuardConfig:
     allow_writes: tuple[UrlRule, ...] | None = None
     record: tuple[UrlRule, ...] = ()
     redact: tuple[UrlRule, ...] = ()
+    # Cookie domains whose cookies clients may read ("*": all). Empty: none leave Chrome.
+    share_cookies: tuple[str, ...] = ()
     sha256: str = ""
+
+    @property
+    def cookie_policy(self) -> CookiePolicy:
+        return CookiePolicy.from_patterns(self.share_cookies)
 
     def as_data(self) -> dict[str, list[str] | None]:
         return {
@@ -68,6 +75,7 @@ class GuardConfig:
             else [r.pattern for r in self.allow_writes],
             "record": [r.pattern for r in self.record],
             "redact": [r.pattern for r in self.redact],
+            "share_cookies": list(self.share_cookies),
         }
 
 
@@ -120,6 +128,15 @@ def parse_config(data: object, source: str = "config") -> GuardConfig:
                 "end the host with '/' (for example '^https://app\\.example\\.com/')"
             )
 
+    for i, pattern in enumerate(lists.get("share_cookies", [])):
+        if pattern == SHARE_ALL:
+            continue
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            problems.append(f"share_cookies[{i}] {pattern!r} does not compile: {exc} "
+                            f"(use {SHARE_ALL!r} alone to share every cookie)")
+
     for i, pattern in enumerate(lists.get("deny_clicks", [])):
         try:
             check_click_pattern(pattern)
@@ -135,6 +152,7 @@ def parse_config(data: object, source: str = "config") -> GuardConfig:
         allow_writes=compiled["allow_writes"] if "allow_writes" in data else None,
         record=compiled["record"],
         redact=compiled["redact"],
+        share_cookies=tuple(lists.get("share_cookies", [])),
     )
     digest = hashlib.sha256(
         json.dumps(cfg.as_data(), sort_keys=True, separators=(",", ":")).encode()
@@ -145,6 +163,7 @@ def parse_config(data: object, source: str = "config") -> GuardConfig:
         allow_writes=cfg.allow_writes,
         record=cfg.record,
         redact=cfg.redact,
+        share_cookies=cfg.share_cookies,
         sha256=digest,
     )
 

@@ -61,3 +61,40 @@ def origin_is_allowed(origin: str | None, sec_fetch_site: str | None, own_origin
 def new_tab_url(raw_query: str) -> str:
     """/json/new?<url>: Chrome takes the whole, unescaped query string as the URL."""
     return unquote(raw_query) if raw_query else "about:blank"
+
+
+def version_from_browser(result: dict[str, Any], browser_ws: str) -> dict[str, Any]:
+    """``Browser.getVersion``'s answer in the shape of Chrome's /json/version."""
+    return {
+        "Browser": str(result.get("product", "")),
+        "Protocol-Version": str(result.get("protocolVersion", "")),
+        "User-Agent": str(result.get("userAgent", "")),
+        "V8-Version": str(result.get("jsVersion", "")),
+        "WebKit-Version": str(result.get("revision", "")),
+        "webSocketDebuggerUrl": browser_ws,
+    }
+
+
+# Chrome's /json/list leaves out the browser and its tab containers.
+_UNLISTED_TYPES = frozenset({"browser", "tab"})
+
+
+def listing_from_targets(infos: list[Any], upstream_netloc: str) -> list[dict[str, Any]]:
+    """``Target.getTargets``' answer in the shape of Chrome's /json/list (Chrome's own
+    address in it, for ``rewrite_addresses`` to replace like any other answer)."""
+    out = []
+    for info in infos:
+        if not isinstance(info, dict) or info.get("type") in _UNLISTED_TYPES:
+            continue
+        target_id = str(info.get("targetId", ""))
+        ws = f"{upstream_netloc}/devtools/page/{target_id}"
+        out.append({
+            "description": "",
+            "devtoolsFrontendUrl": f"/devtools/inspector.html?ws={ws}",
+            "id": target_id,
+            "title": str(info.get("title", "")),
+            "type": str(info.get("type", "")),
+            "url": str(info.get("url", "")),
+            "webSocketDebuggerUrl": f"ws://{ws}",
+        })
+    return out

@@ -1,2 +1,3 @@
-"""``ajantik demo``: two scripted skills crash-tested on the portal-pilot example, judged
-from the real record of every run, and checked against the portal's own state."""
+"""``ajantik demo``: ``ajantik test run`` applied to the portal-pilot example's two scripted
+skills (same planner, runner, judge and report), every run on a fresh portal and checked
+against the portal's own state."""

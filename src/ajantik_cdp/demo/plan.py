@@ -1,71 +1,35 @@
-"""What the demo runs and how it sums up: pure, so it is tested without a browser.
+"""What the demo runs and what it concludes: pure, so it is tested without a browser.
+
+The demo is ``ajantik test run`` applied twice, to the two scripted skills: a clean run
+each, then every fault kind on the second write of ``POST /api/filings/*/documents``
+(R-102's accounts upload: a create that is not idempotent, in the middle of the work,
+with a filing done before it and one after).
 
 The conclusions are computed from the judged runs. They state what the demo sets out to
 show (the blind skill goes silent wrong under phantom_success and leaves damage under
-phantom_failure; the verifying skill does neither); whether each holds is read from the
-verdicts, never assumed.
+phantom_failure; the verifying skill does neither and passes ``ajantik test run``'s gate);
+whether each holds is read from the verdicts, never assumed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ajantik_cdp.core.faults import FaultKind
-from ajantik_cdp.core.run_gate import GateResult
 from ajantik_cdp.core.verdicts import Verdict
-from ajantik_cdp.demo.agreement import Truth
-from ajantik_cdp.judge.judging import Judgement
+from ajantik_cdp.demo.portal_system import PortalCheck
+from ajantik_cdp.testrun.plan.run_plan import ALL_KINDS, At
+from ajantik_cdp.testrun.plan.write_points import WritePoint
+from ajantik_cdp.testrun.run.runner import Outcome, RunOptions, RunResult, SkillTestResult
+from ajantik_cdp.testrun.score.matrix import Firing
 
 SKILLS = ("blind", "verifying")
-FAULTS: tuple[str | None, ...] = (None, *(k.value for k in FaultKind))
-# Every fault fires on R-102's accounts upload: a create that is not idempotent, in the
-# middle of the work, with a filing done before it and one after.
-FAULT_PATTERN = r"/api/filings/R-102/documents"
-# How the runner words a run it stopped at its deadline (demo/runner.py).
-TIMED_OUT = "the run took longer than"
-
-
-@dataclass(frozen=True)
-class DemoRun:
-    skill: str
-    fault: str | None  # a FaultKind value, None for a clean run
-
-    @property
-    def slug(self) -> str:
-        return f"{self.skill}-{self.fault or 'clean'}"
-
-    @property
-    def label(self) -> str:
-        return f"{self.skill} · {self.fault or 'clean'}"
-
-    @property
-    def fault_text(self) -> str | None:
-        return f"{self.fault}:{FAULT_PATTERN}" if self.fault else None
-
-
-def plan(skills: tuple[str, ...] = SKILLS,
-         faults: tuple[str | None, ...] = FAULTS) -> list[DemoRun]:
-    return [DemoRun(skill, fault) for skill in skills for fault in faults]
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    spec: DemoRun
-    judgement: Judgement
-    seconds: float
-    disagreements: tuple[str, ...] = ()  # where the verdicts and the portal's state differ
-    skill_error: str | None = None
-    compared_units: int = 0
-    # The portal's own state at the end of the run, per filing: what tests check against.
-    truth: Mapping[str, Truth] = field(default_factory=dict)
-    submissions: int = 0  # submission requests that reached the portal
-
-    def gate(self) -> GateResult:
-        """This run by the rule of ``ajantik test judge`` (core/run_gate.py)."""
-        error = self.skill_error
-        timed_out = error if error and error.startswith(TIMED_OUT) else None
-        return self.judgement.gate(crashed=None if timed_out else error, timed_out=timed_out)
+UPLOADS = WritePoint("POST", "/api/filings/*/documents")
+RUN_DEADLINE = 180.0  # seconds; a wedged run is reported, not waited on forever
+OPTIONS = RunOptions(kinds=ALL_KINDS, reps=1, at=At("2"), only=(UPLOADS,),
+                      deadline=RUN_DEADLINE)
+# The blind skill's runs the gate must fail: fooled, and leaving a duplicate.
+BLIND_FAILS = (FaultKind.PHANTOM_SUCCESS, FaultKind.PHANTOM_FAILURE)
 
 
 @dataclass(frozen=True)
@@ -74,72 +38,82 @@ class Conclusion:
     text: str
 
 
-def _find(outcomes: list[RunOutcome], skill: str, fault: str | None) -> RunOutcome | None:
-    return next((o for o in outcomes if o.spec.skill == skill and o.spec.fault == fault), None)
+def _test(outcome: Outcome, skill: str) -> SkillTestResult | None:
+    return next((t for t in outcome.tests if t.test.name == skill), None)
 
 
-def _silent_wrong(o: RunOutcome) -> list[str]:
-    return [u.unit for u in o.judgement.units if u.verdict is Verdict.SILENT_WRONG]
+def _under(t: SkillTestResult | None, kind: FaultKind) -> RunResult | None:
+    return next((r for r in t.runs if r.planned.kind is kind), None) if t else None
 
 
-@dataclass
-class _Tally:
-    compared: int = 0
-    disagreements: list[str] = field(default_factory=list)
+def label(r: RunResult) -> str:
+    return f"{r.test} · {r.planned.kind.value if r.planned.kind else 'clean'}"
 
 
-def conclusions(outcomes: list[RunOutcome]) -> list[Conclusion]:
+def portal_check(r: RunResult) -> PortalCheck:
+    data = r.check.data if r.check is not None else None
+    return data if isinstance(data, PortalCheck) else PortalCheck()
+
+
+def conclusions(outcome: Outcome) -> list[Conclusion]:
     out = []
-    blind_ps = _find(outcomes, "blind", "phantom_success")
-    if blind_ps is not None:
-        units = _silent_wrong(blind_ps)
+    blind = _test(outcome, "blind")
+    ps = _under(blind, FaultKind.PHANTOM_SUCCESS)
+    if ps is not None:
+        units = [u.unit for u in ps.judgement.units if u.verdict is Verdict.SILENT_WRONG]
         out.append(Conclusion(bool(units), "blind skill under phantom_success: silent wrong on "
                               + (", ".join(units) if units else "no unit")))
-    blind_pf = _find(outcomes, "blind", "phantom_failure")
-    if blind_pf is not None:
-        damage = [f"{d.kind} ({d.detail})" for d in blind_pf.judgement.damage]
+    pf = _under(blind, FaultKind.PHANTOM_FAILURE)
+    if pf is not None:
+        damage = [f"{d.kind} ({d.detail})" for d in pf.judgement.damage]
         out.append(Conclusion(bool(damage), "blind skill under phantom_failure: damage "
                               + ("; ".join(damage) if damage else "none")))
-    out.extend(_gate_conclusion(outcomes))
-    tally = _Tally()
-    for o in outcomes:
-        tally.compared += o.compared_units
-        tally.disagreements.extend(f"{o.spec.label}: {d}" for d in o.disagreements)
-    total = sum(len(o.judgement.units) for o in outcomes)
+    out.extend(_gate_conclusions(outcome))
+    runs = [r for t in outcome.tests for r in t.all_runs]
+    missed = [label(r) for r in runs if r.firing in (Firing.NOT_FIRED, Firing.ELSEWHERE)]
+    if missed:
+        out.append(Conclusion(False, "the fault did not fire on R-102's upload in: "
+                              + ", ".join(missed)))
+    compared = sum(portal_check(r).compared for r in runs)
+    problems = [f"{label(r)}: {p}" for r in runs for p in (r.check.problems if r.check else ())]
+    total = sum(len(r.judgement.units) for r in runs)
     out.append(Conclusion(
-        not tally.disagreements,
-        f"the verdicts agree with the portal's own state for {tally.compared} of {total} "
-        "units (unscorable units cannot be compared)" if not tally.disagreements else
-        "the verdicts DISAGREE with the portal's own state: " + "; ".join(tally.disagreements)))
-    crashed = [f"{o.spec.label} ({o.skill_error})" for o in outcomes if o.skill_error]
-    if crashed:
-        out.append(Conclusion(False, "the scripted skill stopped with an error in "
-                              + "; ".join(crashed)))
+        not problems,
+        f"the verdicts agree with the portal's own state for {compared} of {total} units "
+        "(unscorable units cannot be compared)" if not problems else
+        "the verdicts DISAGREE with the portal's own state: " + "; ".join(problems)))
+    stopped = [f"{label(r)} ({r.skill.crashed or r.skill.timed_out})" for r in runs
+               if r.skill.crashed or r.skill.timed_out]
+    stopped += [f"{t.test.name}: {t.stopped}" for t in outcome.tests if t.stopped]
+    if stopped:
+        out.append(Conclusion(False, "the scripted skill did not finish in "
+                              + "; ".join(stopped)))
     return out
 
 
-def _gate_conclusion(outcomes: list[RunOutcome]) -> list[Conclusion]:
-    """The verifying skill passes the gate (the rule of ajantik test judge) in every run:
-    every unit scored, no silent wrong, no damage."""
-    verifying = [(o, o.gate()) for o in outcomes if o.spec.skill == "verifying"]
-    if not verifying:
-        return []
-    bad = [f"{o.spec.label} ({g.outcome.label}: {'; '.join(g.failing)})"
-           for o, g in verifying if not g.passed]
-    failed = [o.spec.label for o in outcomes if o.spec.skill != "verifying"
-              and not o.gate().passed]
-    blind = (f"; the gate fails {len(failed)} blind run(s): {', '.join(failed)}" if failed
-             else "")
-    if bad:
-        return [Conclusion(False, "verifying skill fails the gate in: " + "; ".join(bad))]
-    return [Conclusion(True, "verifying skill: passes the gate in every run (every unit "
-                       f"scored, no silent wrong, no damage){blind}")]
-
-
-def cell_text(o: RunOutcome, unit: str) -> tuple[str, str]:
-    """(verdict label, note) of one unit in one run: damage, a fault that never fired."""
-    result = next(u for u in o.judgement.units if u.unit == unit)
-    notes = sorted({d.kind for d in result.damage})
-    if o.judgement.record.fault_fired is False:
-        notes.append("fault did not fire")
-    return result.verdict.label, ", ".join(notes)
+def _gate_conclusions(outcome: Outcome) -> list[Conclusion]:
+    """The demo exits on the gate: each skill's test by the rule of `ajantik test run`.
+    The verifying skill passes it (every run: every unit scored, no silent wrong, no
+    damage); the blind one fails it, in exactly the runs where it is fooled or damages."""
+    out = []
+    verifying = _test(outcome, "verifying")
+    if verifying is not None:
+        bad = [f"{label(r)} ({r.gate.outcome.label}: {'; '.join(r.gate.failing)})"
+               for r in verifying.all_runs if not r.gate.passed]
+        if verifying.passed:
+            out.append(Conclusion(True, "verifying skill: passes the gate of ajantik test run "
+                                  "in every run (every unit scored, no silent wrong, no "
+                                  "damage): its test exits 0"))
+        else:
+            out.append(Conclusion(False, "verifying skill fails the gate in: "
+                                  + ("; ".join(bad) or verifying.stopped or "a run missing")))
+    blind = _test(outcome, "blind")
+    if blind is not None and blind.all_runs:
+        failed = [r for r in blind.all_runs if not r.gate.passed]
+        expected = {k for k in BLIND_FAILS if _under(blind, k) is not None}
+        got = {r.planned.kind for r in failed}
+        names = ", ".join(label(r) for r in failed) or "none"
+        out.append(Conclusion(got == expected and bool(expected),
+                              f"blind skill: the gate fails {len(failed)} run(s) ({names}), "
+                              "so its test exits 1"))
+    return out

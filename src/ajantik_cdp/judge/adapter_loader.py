@@ -27,7 +27,9 @@ REQUIRED = {
     "done_right": ("unit", "holds"),
     "claim": ("unit", "report"),
 }
-OPTIONAL = {"damage": ("record",)}
+OPTIONAL = {"damage": ("record",),
+            # Used by `ajantik test run` (testrun/adapter_hooks.py), not by the judge.
+            "report": ("output",), "write_points": (), "operator": ("event",)}
 
 
 class AdapterError(Exception):
@@ -54,27 +56,33 @@ class Adapter:
         fn: Callable[..., Any] = getattr(self.module, name)
         return fn
 
+    def has(self, name: str) -> bool:
+        return callable(getattr(self.module, name, None))
+
     @property
     def has_damage(self) -> bool:
-        return callable(getattr(self.module, "damage", None))
+        return self.has("damage")
 
-    def _call(self, name: str, shown: str, *args: Any) -> Any:
+    def call(self, name: str, shown: str, *args: Any) -> Any:
+        """Call the adapter's ``name``; anything it raises but Unreadable becomes an
+        AdapterError naming ``shown`` (the call as a person reads it) and the line."""
         try:
             return self._fn(name)(*args)
         except Unreadable:
             raise
         except Exception as exc:
             raise AdapterError(self.path, shown,
-                               f"raised {type(exc).__name__}: {exc}{self._where(exc)}") from exc
+                               f"raised {type(exc).__name__}: {exc}{self.where(exc)}") from exc
 
-    def _where(self, exc: BaseException) -> str:
+    def where(self, exc: BaseException) -> str:
+        """' (at line N)' of the adapter's own frame an exception came from, or ''."""
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
                   if Path(f.filename).resolve() == self.path]
         return f" (at line {frames[-1].lineno})" if frames else ""
 
     def units(self, record: Record, report: Report) -> list[str]:
         shown = "units(record, report)"
-        got = self._call("units", shown, record, report)
+        got = self.call("units", shown, record, report)
         if isinstance(got, str | bytes) or not isinstance(got, Iterable):
             raise AdapterError(self.path, shown, f"returned {_kind(got)}; return a list of "
                                "unit names, e.g. ['R-101', 'R-102']")
@@ -94,7 +102,7 @@ class Adapter:
     def held(self, unit: str, record: Record) -> Held:
         shown = f"held({unit!r}, record)"
         try:
-            got = self._call("held", shown, unit, record)
+            got = self.call("held", shown, unit, record)
         except Unreadable as exc:
             # The adapter hit something the record cannot show: unscorable, with why.
             return Held.unknown(str(exc))
@@ -107,7 +115,7 @@ class Adapter:
     def done_right(self, unit: str, holds: Any) -> list[str]:
         shown = f"done_right({unit!r}, holds)"
         try:
-            got = self._call("done_right", shown, unit, holds)
+            got = self.call("done_right", shown, unit, holds)
         except Unreadable as exc:
             raise AdapterError(self.path, shown, f"raised Unreadable ({exc}); read the record "
                                "in held(), not in done_right()") from None
@@ -119,7 +127,7 @@ class Adapter:
 
     def claim(self, unit: str, report: Report) -> Claim:
         shown = f"claim({unit!r}, report)"
-        got = self._call("claim", shown, unit, report)
+        got = self.call("claim", shown, unit, report)
         if not isinstance(got, Claim):
             raise AdapterError(self.path, shown, f"returned {_kind(got)}; return "
                                "read_claim(report.text, unit, units) (the shared reader), or "
@@ -134,7 +142,7 @@ class Adapter:
         if not self.has_damage:
             return []
         shown = "damage(record)"
-        got = self._call("damage", shown, record)
+        got = self.call("damage", shown, record)
         if isinstance(got, str | bytes) or not isinstance(got, Iterable):
             raise AdapterError(self.path, shown, f"returned {_kind(got)}; return a list of "
                                "Damage (empty when there is none)")

@@ -1,4 +1,5 @@
-"""The judge's HTML page (``--html``) and the demo's report: one self-contained file.
+"""The judge's HTML page (``--html``): one self-contained file. Its run section and style
+are also the run sections of ``ajantik test run``'s report (testrun/report/).
 
 Everything is inline (CSS, no script, no font, no image), so the page opens offline and
 can be attached to a ticket. Each verdict links to the record lines it rests on, which
@@ -7,13 +8,13 @@ are embedded in the page (bodies shortened), and quotes the claim it compared.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import orjson
 
 from ajantik_cdp.core.record_schema import BlockLine, RecordLine, RequestLine
-from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy
+from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult
 from ajantik_cdp.html_pages import render_page_template
 from ajantik_cdp.judge.judging import Judgement
 from ajantik_cdp.judge.verdict_file import Sources
@@ -39,7 +40,13 @@ class RunView:
     sources: Sources | None = None
     policy: GatePolicy = DEFAULT_POLICY
     facts: tuple[tuple[str, str], ...] = ()  # extra labelled facts shown under the title
+    # The run's gate when its caller knows more than the record (how the skill ended,
+    # where the fault fired: ajantik test run); otherwise the judgement's own.
+    gate: GateResult | None = None
     film: FilmView | None = None  # the run's player, when the guard filmed it
+
+    def gate_result(self) -> GateResult:
+        return self.gate if self.gate is not None else self.judgement.gate(self.policy)
 
     def anchor(self, line: int) -> str:
         return f"{self.slug}-line-{line}"
@@ -67,27 +74,10 @@ class RunView:
 
 
 @dataclass(frozen=True)
-class MatrixCell:
-    text: str
-    css: str
-    href: str | None = None
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Matrix:
-    columns: tuple[str, ...]
-    rows: tuple[tuple[str, tuple[MatrixCell, ...]], ...]
-    caption: str = ""
-
-
-@dataclass(frozen=True)
 class Page:
     title: str
     runs: tuple[RunView, ...]
     intro: str = ""
-    matrix: Matrix | None = None
-    conclusions: tuple[tuple[bool, str], ...] = field(default=())
 
 
 def headline(line: RecordLine) -> str:

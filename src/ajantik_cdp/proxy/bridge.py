@@ -95,7 +95,8 @@ class ClientLink:
                 break
             text = frame.data
             if self.gate.wants(text):
-                for nav in self.gate.observe(text):
+                text, navs = self.gate.incoming(text)
+                for nav in navs:
                     task = asyncio.create_task(self.guardian.navigate_when_guarded(
                         nav.target_id, nav.url, self.hold_timeout))
                     self._navigations.add(task)

@@ -4,6 +4,10 @@
 clients), ``/json/activate/<id>``, ``/json/close/<id>`` and ``/json/protocol`` are answered
 from Chrome's, with every websocket and front-end URL rewritten to the guard's address.
 ``/json/new`` opens the tab blank and navigates it once the guard holds it.
+
+When Chrome serves only its browser websocket (``Upstream.socket_only``), the same answers
+are made from Target commands on the guard's own browser connection: ``getTargets`` for
+the listings, ``createTarget``, ``activateTarget`` and ``closeTarget``.
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ from aiohttp import web
 
 from ajantik_cdp.core.discovery import (
     host_is_acceptable,
+    listing_from_targets,
     new_tab_url,
     origin_is_allowed,
     rewrite_addresses,
 )
+from ajantik_cdp.proxy.cdp_connection import CdpError
 from ajantik_cdp.proxy.guardian import Guardian
 from ajantik_cdp.proxy.upstream import Upstream
 
@@ -58,24 +64,35 @@ class DiscoveryEndpoints:
             except orjson.JSONDecodeError:
                 return resp.status, None, raw
 
+    async def _targets(self) -> list[Any]:
+        """Chrome's /json/list, or its equivalent made from Target.getTargets."""
+        if self.upstream.socket_only:
+            infos = (await self.guardian.conn.send("Target.getTargets"))["targetInfos"]
+            return listing_from_targets(infos, self.upstream.netloc)
+        _, data, _ = await self._upstream_json("GET", "/json/list")
+        return data if isinstance(data, list) else []
+
     async def version(self, request: web.Request) -> web.StreamResponse:
+        if self.upstream.socket_only:
+            return self._json(request, self.upstream.version)
         _, data, _ = await self._upstream_json("GET", "/json/version")
         return self._json(request, data)
 
     async def listing(self, request: web.Request) -> web.StreamResponse:
-        _, data, _ = await self._upstream_json("GET", "/json/list")
-        return self._json(request, data)
+        return self._json(request, await self._targets())
 
     async def new_tab(self, request: web.Request) -> web.StreamResponse:
         url = new_tab_url(request.rel_url.raw_query_string)
         target_id = await self.guardian.create_tab(url, self.hold_timeout)
-        _, targets, _ = await self._upstream_json("GET", "/json/list")
-        entry = next((t for t in targets or [] if t.get("id") == target_id), None)
+        targets = await self._targets()
+        entry = next((t for t in targets if t.get("id") == target_id), None)
         if entry is None:
             return web.Response(status=500, text=f"could not find new target {target_id}")
         return self._json(request, {**entry, "url": url})
 
     async def forward(self, request: web.Request) -> web.StreamResponse:
+        if self.upstream.socket_only:
+            return await self._target_command(request)
         status, data, raw = await self._upstream_json(request.method, request.path)
         if data is None:
             text = raw.decode("utf-8", "replace").replace(self.upstream.netloc,
@@ -83,7 +100,21 @@ class DiscoveryEndpoints:
             return web.Response(status=status, text=text)
         return self._json(request, data)
 
+    async def _target_command(self, request: web.Request) -> web.StreamResponse:
+        """/json/activate and /json/close answered as Chrome words them."""
+        target_id = request.match_info["target_id"]
+        activate = request.path.startswith("/json/activate")
+        method = "Target.activateTarget" if activate else "Target.closeTarget"
+        try:
+            await self.guardian.conn.send(method, {"targetId": target_id})
+        except CdpError:
+            return web.Response(status=404, text=f"No such target id: {target_id}")
+        return web.Response(text="Target activated" if activate else "Target is closing")
+
     async def protocol(self, request: web.Request) -> web.StreamResponse:
+        if self.upstream.socket_only:
+            return web.Response(status=404, text="Chrome's protocol description is not "
+                                "available: the guard's upstream is a browser websocket only")
         async with self.http.get(self.upstream.base + "/json/protocol") as resp:
             return web.Response(body=await resp.read(), status=resp.status,
                                 content_type="application/json")

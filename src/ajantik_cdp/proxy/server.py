@@ -202,7 +202,7 @@ class GuardServer:
         try:
             # No Origin upstream: Chrome refuses handshakes that carry one.
             upstream = await self.http.ws_connect(
-                self.upstream.ws_base + request.path, max_msg_size=0, compress=0,
+                self.upstream.ws_url(request.path), max_msg_size=0, compress=0,
                 autoping=True)
         except aiohttp.WSServerHandshakeError as exc:
             return web.Response(status=exc.status or 502, text=f"Chrome refused: {exc.message}")

@@ -1,7 +1,16 @@
-"""Chrome's address, and what it says about itself, learnt before the guard listens."""
+"""Chrome's address, and what it says about itself, learnt before the guard listens.
+
+Chrome is reached either at its HTTP debugging port (``/json/version`` says where its
+browser websocket is), or, given a ``ws://HOST:PORT/devtools/browser/ID`` address, at
+that websocket alone: a Chrome attached through ``chrome://inspect`` (Chrome 144+, the
+way chrome-devtools-mcp's ``--autoConnect`` works) serves no ``/json/*`` endpoints, so
+the guard asks for the version over the socket (``Browser.getVersion``) and answers the
+discovery endpoints itself from Target commands.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -9,6 +18,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 
+from ajantik_cdp.core.discovery import version_from_browser
 from ajantik_cdp.core.errors import AjantikError
 
 
@@ -35,10 +45,21 @@ def parse_upstream(text: str) -> str:
     return f"{scheme}://{host}:{port}"
 
 
+def browser_socket(text: str) -> str | None:
+    """The address itself, when it names Chrome's browser websocket."""
+    raw = text.strip()
+    parts = urlsplit(raw)
+    if parts.scheme in ("ws", "wss") and parts.path.startswith("/devtools/browser/"):
+        return raw
+    return None
+
+
 @dataclass(frozen=True)
 class Upstream:
     base: str  # http(s)://host:port
-    version: dict[str, Any]  # Chrome's /json/version
+    version: dict[str, Any]  # Chrome's /json/version (or its equivalent over the socket)
+    # True when only the browser websocket is reachable (no /json/* endpoints).
+    socket_only: bool = False
 
     @property
     def netloc(self) -> str:
@@ -56,16 +77,28 @@ class Upstream:
     def browser(self) -> str:
         return str(self.version.get("Browser", ""))
 
+    def ws_url(self, path: str) -> str:
+        """Chrome's websocket for a client that asked the guard for ``path``."""
+        if self.socket_only and path.startswith("/devtools/browser/"):
+            return self.browser_ws
+        return self.ws_base + path
+
 
 async def reach_upstream(http: aiohttp.ClientSession, text: str) -> Upstream:
     """Ask Chrome at ``text`` for its version; every way that fails is one clear line."""
     base = parse_upstream(text)
+    socket = browser_socket(text)
+    if socket is not None:
+        return Upstream(base, await _version_over(http, socket, base), socket_only=True)
     url = f"{base}/json/version"
     try:
         async with http.get(url, timeout=aiohttp.ClientTimeout(total=5)) as resp:
             if resp.status != 200:
-                raise GuardStartError(f"{url} answered {resp.status}; is it Chrome's "
-                                      "remote-debugging port?")
+                raise GuardStartError(
+                    f"{url} answered {resp.status}; is it Chrome's remote-debugging port? "
+                    "A Chrome attached through chrome://inspect serves only its browser "
+                    "websocket: pass --upstream ws://HOST:PORT/devtools/browser/ID (the "
+                    "DevToolsActivePort file in its profile holds the port and the path)")
             data = orjson.loads(await resp.read())
     except (aiohttp.ClientConnectorError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "os_error", exc)
@@ -80,3 +113,31 @@ async def reach_upstream(http: aiohttp.ClientSession, text: str) -> Upstream:
     if not isinstance(data.get("webSocketDebuggerUrl"), str):
         raise GuardStartError(f"{url} has no webSocketDebuggerUrl; is it Chrome?")
     return Upstream(base, data)
+
+
+async def _version_over(http: aiohttp.ClientSession, socket: str, base: str) -> dict[str, Any]:
+    """``Browser.getVersion`` on Chrome's browser websocket, as a /json/version answer."""
+    try:
+        async with http.ws_connect(socket, max_msg_size=0, compress=0) as ws:
+            await ws.send_str('{"id":1,"method":"Browser.getVersion"}')
+            async with asyncio.timeout(5):
+                async for frame in ws:
+                    if frame.type is not aiohttp.WSMsgType.TEXT:
+                        break
+                    msg = orjson.loads(frame.data)
+                    if isinstance(msg, dict) and msg.get("id") == 1:
+                        if not isinstance(msg.get("result"), dict):
+                            raise GuardStartError(f"{socket} refused Browser.getVersion: "
+                                                  f"{msg.get('error')}")
+                        return version_from_browser(msg["result"], socket)
+    except aiohttp.WSServerHandshakeError as exc:
+        raise GuardStartError(f"{socket} refused the websocket ({exc.status}); is it "
+                              "Chrome's browser endpoint?") from None
+    except (aiohttp.ClientConnectorError, OSError) as exc:
+        reason = getattr(exc, "os_error", exc)
+        raise GuardStartError(f"cannot reach Chrome at {base} ({reason})") from None
+    except TimeoutError:
+        raise GuardStartError(f"{socket} did not answer Browser.getVersion in 5 s") from None
+    except orjson.JSONDecodeError:
+        raise GuardStartError(f"{socket} did not answer JSON; is it Chrome?") from None
+    raise GuardStartError(f"{socket} closed before answering Browser.getVersion")

@@ -12,12 +12,19 @@ Damage is read from every answer the registry gave, not only the last: a documen
 customer account in another account's filing, a section saved with another account's
 company details (even if saved over later), the same document twice, a landed write into
 a filing outside the task, a submission. Claims are read by the shared claim reader.
+
+For ``ajantik test run`` it also lists the skill's write points (``write_points()``, so
+``ajantik test plan`` can show a plan before anything has run) and is the operator
+(``operator(event)``): when the skill asks to be signed in again, it signs the browser in,
+as the person at the portal would. The task is filings.json, or the file
+``$PORTAL_PILOT_TASK`` names (the skill reads the same one).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,9 +41,11 @@ from ajantik_cdp.judge import (
     cite,
     read_claim,
 )
+from ajantik_cdp.testrun import Answer, OperatorEvent
 
 HERE = Path(__file__).resolve().parent
-TASK = json.loads((HERE / "filings.json").read_text(encoding="utf-8"))["filings"]
+TASK_FILE = Path(os.environ.get("PORTAL_PILOT_TASK") or HERE / "filings.json")
+TASK = json.loads(TASK_FILE.read_text(encoding="utf-8"))["filings"]
 API = re.compile(r"^/api/filings(?:/(?P<rid>[^/]+)(?P<rest>/.*)?)?$")
 # The fields that say whose filing it is: a value of another account's in one of them is
 # that account's data in the wrong place.
@@ -45,7 +54,7 @@ IDENTITY = {"company": ("company_number", "company_name", "registered_office"),
 
 
 def _sha256(relative: str) -> str:
-    return hashlib.sha256((HERE / relative).read_bytes()).hexdigest()
+    return hashlib.sha256((TASK_FILE.parent / relative).read_bytes()).hexdigest()
 
 
 def _identities() -> dict[str, set[str]]:
@@ -227,3 +236,51 @@ def _wrong_account(rid: str, unit: str | None, view: _Filing) -> list[Damage]:
                                 f"({doc['id']}), a document of the {owner} account", unit,
                                 cite(view.uploaded_by[doc["id"]])))
     return found
+
+
+# -- for ajantik test run ----------------------------------------------------------------
+
+SECTION_ORDER = ("company", "officers", "capital", "declaration")
+
+
+def write_points() -> dict[str, int]:
+    """Where the skill writes and how often in one run: every section once per filing,
+    every document once (SKILL.md's steps). A clean run's record says the same."""
+    points = {f"PUT /api/filings/*/sections/{name}": sum(
+        1 for spec in TASK.values() if name in spec["sections"]) for name in SECTION_ORDER}
+    points["POST /api/filings/*/documents"] = sum(len(spec["documents"])
+                                                  for spec in TASK.values())
+    return {point: n for point, n in points.items() if n}
+
+
+async def operator(event: OperatorEvent) -> Answer:
+    """What the person at the portal does when the skill stops to ask: sign in again.
+
+    It signs in through the run's guard (``event.cdp_url``), in the browser's own
+    context, where the skill's tab is: the skill's next request carries the new session.
+    Anything else the skill asks is answered "no": there is no one to confirm accounts.
+    """
+    if event.ask != "sign_in":
+        return Answer(False, f"the operator does not {event.ask!r}; only sign_in")
+    from playwright.async_api import async_playwright
+
+    from portal_pilot.sign_in import sign_in
+
+    portal = str(event.data.get("portal") or event.env.get("PORTAL_URL")
+                 or os.environ.get("PORTAL_URL") or "http://127.0.0.1:8765").rstrip("/")
+    username = os.environ.get("PORTAL_USERNAME")
+    password = os.environ.get("PORTAL_PASSWORD")
+    async with async_playwright() as pw:
+        browser = await pw.chromium.connect_over_cdp(event.cdp_url)
+        try:
+            page = await browser.contexts[0].new_page()
+            try:
+                if username and password:
+                    await sign_in(page, portal, username, password)
+                else:
+                    await sign_in(page, portal)  # the example's demo login
+            finally:
+                await page.close()
+        finally:
+            await browser.close()
+    return Answer(True, f"signed in again at {portal}")

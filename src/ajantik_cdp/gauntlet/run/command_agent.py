@@ -10,9 +10,7 @@ deadline its whole process group gets SIGTERM, then SIGKILL.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import signal
 import time
 from pathlib import Path
 
@@ -20,8 +18,8 @@ from ajantik_cdp.core.secret_detection import mask_tokens
 from ajantik_cdp.gauntlet.evidence.claim_line import no_claim, parse_claim
 from ajantik_cdp.gauntlet.evidence.run_data import AgentOutcome
 from ajantik_cdp.gauntlet.suite.suite_file import CommandAgentSpec
+from ajantik_cdp.process_group import kill_leftovers, stop_group
 
-GRACE = 3.0  # seconds between SIGTERM and SIGKILL
 TAIL = 4000  # characters of stderr kept in the results
 MAX_STDOUT = 1 << 20  # the claim is read from the last MiB of stdout
 
@@ -55,17 +53,6 @@ def _tail(path: Path, limit: int) -> str:
         return ""
 
 
-async def _stop_group(proc: asyncio.subprocess.Process) -> None:
-    for sig, wait in ((signal.SIGTERM, GRACE), (signal.SIGKILL, GRACE)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        try:
-            await asyncio.wait_for(proc.wait(), wait)
-            return
-        except TimeoutError:
-            continue
-
-
 async def run_command_agent(agent: CommandAgentSpec, env: dict[str, str], deadline: float,
                       folder: Path) -> AgentOutcome:
     out_path, err_path = folder / "agent.stdout", folder / "agent.stderr"
@@ -82,13 +69,11 @@ async def run_command_agent(agent: CommandAgentSpec, env: dict[str, str], deadli
             await asyncio.wait_for(proc.wait(), deadline)
         except TimeoutError:
             timed_out = True
-            await _stop_group(proc)
+            await stop_group(proc)
         finally:
             if proc.returncode is None:  # cancelled: never leave an agent behind
-                await _stop_group(proc)
-        # The agent's children may outlive it; they belong to this run, not the next.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+                await stop_group(proc)
+        kill_leftovers(proc)
     claim = parse_claim(_tail(out_path, MAX_STDOUT))
     if timed_out:
         claim = no_claim(f"stopped at its deadline ({deadline:g}s)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ajantik_cdp.gauntlet.score.reliability_stats import Interval, newcombe
+from ajantik_cdp.core.reliability_stats import Interval, newcombe
 from ajantik_cdp.gauntlet.score.results_file import ResultsView, VariantCounts
 
 

@@ -12,7 +12,8 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 DEFAULT_PORTAL = "http://127.0.0.1:8765"
@@ -56,7 +57,8 @@ async def open_view(page: Any, portal: str, path: str, ready: str) -> None:
         raise StepFailed(f"the portal said: {await found.text_content()}", status)
 
 
-async def _find_page(browser: Any, portal: str) -> Any:
+async def find_page(browser: Any, portal: str) -> Any:
+    """The operator's portal tab, or a new tab in the browser's signed-in context."""
     contexts = browser.contexts
     if not contexts:
         raise StepFailed("the browser has no open window; ask the operator to open the portal")
@@ -67,21 +69,27 @@ async def _find_page(browser: Any, portal: str) -> Any:
     return await contexts[0].new_page()
 
 
-async def _run(step: Step, args: list[str]) -> dict[str, Any]:
+@asynccontextmanager
+async def portal_page(portal: str) -> AsyncIterator[Any]:
+    """The portal's tab in the browser behind ``CDP_URL``, for as long as the block."""
     from playwright.async_api import async_playwright
 
     cdp_url = os.environ.get("CDP_URL")
     if not cdp_url:
         raise StepFailed("set CDP_URL to the guard's address, e.g. http://127.0.0.1:9333")
-    portal = portal_url()
     async with async_playwright() as pw:
         browser = await pw.chromium.connect_over_cdp(cdp_url)
         try:
-            page = await _find_page(browser, portal)
-            return await step(page, portal, *args)
+            yield await find_page(browser, portal)
         finally:
             # Disconnects only; the operator's browser and tabs stay as they are.
             await browser.close()
+
+
+async def _run(step: Step, args: list[str]) -> dict[str, Any]:
+    portal = portal_url()
+    async with portal_page(portal) as page:
+        return await step(page, portal, *args)
 
 
 def run_step(name: str, step: Step, usage: str, arity: int) -> None:

@@ -2,8 +2,8 @@
 pass^k and disagreement between repetitions. Pure, standard library only.
 
 Wilson rather than the normal ("Wald") interval because suites are small: with 2 or 3
-repetitions per variant, p-hat is often 0 or 1, where the Wald interval collapses to a
-point and claims a certainty the data does not have.
+repetitions per variant (or per cell of a test run), p-hat is often 0 or 1, where the
+Wald interval collapses to a point and claims a certainty the data does not have.
 """
 
 from __future__ import annotations
