@@ -57,6 +57,17 @@ def _chromium_only_when_marked(request: pytest.FixtureRequest,
                            str(request.getfixturevalue("chromium_stand_in")))
 
 
+@pytest.fixture(autouse=True)
+def _ajantik_logger_restored() -> Iterator[None]:
+    """A command run in-process points the ``ajantik`` logger at its runner's stderr,
+    which is closed once the command returns; left in place, later tests would log into
+    a closed stream (and a broken handler prints the exception it was handed, raw)."""
+    logger = logging.getLogger("ajantik")
+    saved = (logger.handlers[:], logger.level, logger.propagate)
+    yield
+    logger.handlers[:], logger.level, logger.propagate = saved
+
+
 @pytest.fixture(scope="session")
 def chrome() -> Iterator[ChromeProcess]:
     # --site-per-process: the 127.0.0.2 frame inside a 127.0.0.1 page gets its own process

@@ -1,8 +1,12 @@
-"""The folder a command writes its results into (`ajantik demo`, `ajantik gauntlet`).
+"""Where a command writes: its results folder (`ajantik demo`, `ajantik gauntlet`), and
+the folder of any output file (`--record`, `--out`, `--html`, `-o`, `--secret-file`).
 
-New, empty, or written earlier by the same command (a marker file says so), which is then
-emptied and reused. A folder with anything else in it is refused: a command never deletes
-files it did not write.
+One rule for every output path: a folder that does not exist is created; a path that
+cannot be one (a file in the way, no permission) is one line naming the path, exit 2.
+
+A results folder is new, empty, or written earlier by the same command (a marker file
+says so), which is then emptied and reused. A folder with anything else in it is refused:
+a command never deletes files it did not write.
 """
 
 from __future__ import annotations
@@ -14,11 +18,42 @@ from ajantik_cdp.core.errors import BadInput
 
 
 class OutputFolderError(BadInput, ValueError):
-    """An --out that is a file, or a folder this command did not write (exit code 2)."""
+    """An output path that cannot be written: a file where a folder must be, a folder
+    this command did not write, no permission (exit code 2)."""
 
 
 def marker_name(command: str) -> str:
     return f".ajantik-{command}"
+
+
+def _file_in_the_way(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        if candidate.exists():
+            return None if candidate.is_dir() else candidate
+    return None
+
+
+def make_folder(folder: Path, flag: str, given: Path) -> None:
+    """Create ``folder`` (and its parents) for the output path ``given`` of ``flag``."""
+    if folder.is_dir():
+        return
+    blocker = _file_in_the_way(folder)
+    if blocker is not None:
+        raise OutputFolderError(f"{flag} {given}: {blocker} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputFolderError(f"{flag} {given}: cannot create the folder {folder}: "
+                                f"{exc.strerror or exc}") from None
+
+
+def make_parent(path: Path, flag: str) -> Path:
+    """The folder an output file goes into exists (created when it did not); ``path`` is
+    returned for chaining."""
+    if path.is_dir():
+        raise OutputFolderError(f"{flag} {path} is a folder; give a file name")
+    make_folder(path.parent, flag, path)
+    return path
 
 
 def prepare(out_dir: Path, command: str) -> None:
@@ -34,6 +69,6 @@ def prepare(out_dir: Path, command: str) -> None:
                 shutil.rmtree(child)
             else:
                 child.unlink()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(out_dir, "--out", out_dir)
     marker.write_text(f"written by `ajantik {command}`; its next run with this --out "
                       "replaces this folder's contents\n")

@@ -16,6 +16,7 @@ from aiohttp import web
 
 from ajantik_cdp.browser.launch import start_chrome_async
 from ajantik_cdp.core.config import parse_config
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.record_schema import BlockLine, RequestLine
 from ajantik_cdp.local_http import start_app
 from ajantik_cdp.proxy.running import running_guard
@@ -123,8 +124,8 @@ async def run_walkthrough(out_dir: Path, say: Callable[[str], None]) -> bool:
     parsed = load_record(record).lines
     blocks = [ln for ln in parsed if isinstance(ln, BlockLine)]
     writes = [ln for ln in parsed if isinstance(ln, RequestLine)]
-    say(f"6. The record {record} holds {len(writes)} recorded write(s) and {len(blocks)} "
-        "block(s); see it with `ajantik record show`.")
+    say(f"6. The record {record} holds {counted(len(writes), 'recorded write')} and "
+        f"{counted(len(blocks), 'block')}; see it with `ajantik record show`.")
     say("Result: " + ("the guard stopped the submission and let the draft through."
                       if ok else "UNEXPECTED: the walkthrough did not behave as described."))
     return ok

@@ -64,6 +64,7 @@ def free_port() -> int:
 
 
 @pytest.mark.browser
+@pytest.mark.process
 def test_it_starts_chrome_prints_the_command_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     port = free_port()
     proc = subprocess.Popen(
@@ -90,3 +91,69 @@ def test_it_starts_chrome_prints_the_command_and_stops_on_ctrl_c(tmp_path: Path)
     finally:
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
+
+
+# What Chromium 14x printed on this machine when it would not start (its shell wrapper's
+# complaint included), each ending in the zygote line that says nothing.
+NO_DISPLAY = """/usr/bin/chromium: 9: [: 25275990016: unexpected operator
+[19706:19749:1201/132717.907182:ERROR:dbus/bus.cc:405] Failed to connect to the bus: Failed to connect to socket /run/dbus/system_bus_socket: No such file or directory
+[19706:19706:1201/132718.208546:ERROR:ui/ozone/platform/x11/ozone_platform_x11.cc:257] Missing X server or $DISPLAY
+[19706:19706:1201/132718.208581:ERROR:ui/aura/env.cc:253] The platform failed to initialize.  Exiting.
+[19735:19735:0100/000000.191691:ERROR:content/zygote/zygote_linux.cc:662] write: Broken pipe (32)
+"""  # noqa: E501
+PROFILE_IN_USE = """[19477:19477:1201/132715.060076:ERROR:chrome/browser/process_singleton_posix.cc:349] Failed to create /p/SingletonLock: File exists (17)
+[19477:19477:1201/132715.073407:ERROR:chrome/app/chrome_main_delegate.cc:624] Failed to create a ProcessSingleton for your profile directory. This means that running multiple instances would start multiple browser processes rather than opening a new window in the existing process. Aborting now to avoid profile corruption.
+[19654:19654:0100/000000.300528:ERROR:content/zygote/zygote_linux.cc:662] write: Broken pipe (32)
+"""  # noqa: E501
+OTHER = """[1:1:0100/000000.1:ERROR:content/zygote/zygote_linux.cc:662] write: Broken pipe (32)
+[1:1:1201/1.2:ERROR:chrome/app/x.cc:1] Something else went wrong
+[1:1:0100/000000.3:ERROR:content/zygote/zygote_linux.cc:662] write: Broken pipe (32)
+"""
+
+
+@pytest.mark.parametrize(("stderr", "cause"), [
+    (NO_DISPLAY, "no display to open a window on (Missing X server or $DISPLAY): add "
+                 "--headless"),
+    (PROFILE_IN_USE, "the profile /p is in use by another Chrome"),
+    (OTHER, "Something else went wrong"),
+    ("", "(nothing on stderr)"),
+    ("just one line\n", "just one line"),
+])
+def test_the_cause_chrome_gave_not_its_last_line(stderr: str, cause: str) -> None:
+    from ajantik_cdp.browser.launch import failure_cause
+
+    found = failure_cause(stderr, Path("/p"))
+    assert found.startswith(cause) and "zygote" not in found
+
+
+def test_ajantik_browser_shows_the_cause(tmp_path: Path) -> None:
+    from tests.support.cli import run
+
+    (tmp_path / "stderr.txt").write_text(NO_DISPLAY)
+    fake = fake_executable(tmp_path / "chrome")
+    fake.write_text(f"#!/bin/sh\ncat {tmp_path / 'stderr.txt'} >&2\nexit 1\n")
+    res = run("browser", "--executable", str(fake), "--port", str(free_port()),
+              "--profile", str(tmp_path / "profile"))
+    line = res.one_line_error()
+    assert res.code == 3 and "add --headless" in line and "zygote" not in line, line
+
+
+@pytest.mark.browser
+def test_a_profile_in_use_is_named(chrome) -> None:
+    from tests.support.cli import run
+
+    res = run("browser", "--headless", "--port", str(free_port()), "--profile",
+              str(chrome.profile))
+    line = res.one_line_error()
+    assert res.code == 3, line
+    assert f"the profile {chrome.profile} is in use by another Chrome" in line
+
+
+@pytest.mark.browser
+def test_no_display_suggests_headless(tmp_path: Path) -> None:
+    from tests.support.cli import run
+
+    res = run("browser", "--port", str(free_port()), "--profile", str(tmp_path / "p"),
+              env={"DISPLAY": None, "WAYLAND_DISPLAY": None})
+    line = res.one_line_error()
+    assert res.code == 3 and "Missing X server or $DISPLAY" in line and "--headless" in line

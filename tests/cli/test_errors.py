@@ -39,7 +39,7 @@ def test_unknown_flag() -> None:
 
 def test_chrome_not_running() -> None:
     res = run("cdp", "--upstream", "http://127.0.0.1:1", "--port", "0")
-    assert res.code == 1
+    assert res.code == 3
     line = res.one_line_error()
     assert "cannot reach Chrome at http://127.0.0.1:1" in line
     assert "ajantik browser --port 1" in line
@@ -47,7 +47,36 @@ def test_chrome_not_running() -> None:
 
 def test_bad_upstream_url() -> None:
     res = run("cdp", "--upstream", "http://127.0.0.1", "--port", "0")
-    assert res.code == 1 and "needs a port" in res.one_line_error()
+    assert res.code == 2 and "needs a port" in res.one_line_error()
+
+
+def test_an_https_upstream_says_a_debugging_port_speaks_http() -> None:
+    import http.server
+    import threading
+
+    class Quiet(http.server.BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    # Any plain-HTTP server answers a TLS hello as Chrome's port does: with no TLS.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        res = run("cdp", "--upstream", f"https://127.0.0.1:{port}", "--port", "0")
+    finally:
+        server.shutdown()
+        server.server_close()
+    line = res.one_line_error()
+    assert res.code == 2 and "()" not in line
+    assert "speaks http:// and ws://" in line and f"--upstream http://127.0.0.1:{port}" in line
+
+
+@pytest.mark.browser
+def test_an_https_upstream_at_chrome_says_so_too(chrome) -> None:
+    res = run("cdp", "--upstream", chrome.http_url.replace("http://", "https://"), "--port", "0")
+    line = res.one_line_error()
+    assert res.code == 2 and f"use --upstream {chrome.http_url}" in line, line
 
 
 def test_bad_config_lists_every_problem(tmp_path: Path) -> None:
@@ -76,7 +105,7 @@ def test_unreadable_configs(tmp_path: Path, name: str, text: str | None, expect:
 @pytest.mark.browser
 def test_port_in_use(chrome, busy_port: int) -> None:
     res = run("cdp", "--upstream", chrome.http_url, "--port", str(busy_port))
-    assert res.code == 1
+    assert res.code == 2
     assert f"port {busy_port} on 127.0.0.1 is in use" in res.one_line_error()
 
 
@@ -87,21 +116,22 @@ def test_bad_fault() -> None:
 
 def test_browser_not_found() -> None:
     res = run("browser", "--port", "9", env={"AJANTIK_CHROME": "/nonexistent/chrome"})
-    assert res.code == 1 and "AJANTIK_CHROME" in res.one_line_error()
+    assert res.code == 3 and "AJANTIK_CHROME" in res.one_line_error()
 
 
 def test_browser_port_in_use(busy_port: int) -> None:
     res = run("browser", "--port", str(busy_port))
-    assert res.code == 1 and "is in use" in res.one_line_error()
+    assert res.code == 2 and "is in use" in res.one_line_error()
 
 
 def test_walkthrough_without_a_browser(tmp_path: Path) -> None:
     res = run("walkthrough", "--out", str(tmp_path),
               env={"AJANTIK_CHROME": "/nonexistent/chrome"})
-    assert res.code == 1 and "AJANTIK_CHROME" in res.one_line_error()
+    assert res.code == 3 and "AJANTIK_CHROME" in res.one_line_error()
 
 
 @pytest.mark.browser
+@pytest.mark.process
 @pytest.mark.parametrize("command", [["demo"], ["gauntlet", "demo"]])
 def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path,
                                                       command: list[str]) -> None:
@@ -117,8 +147,8 @@ def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path,
                             stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
     for line in proc.stdout:  # once a run has finished, its browsers are up
-        if "[1/" in line:
-            break
+        if line.lstrip().startswith("[") and line.split("/")[0].strip(" [") == "1":
+            break  # "[1/4]" or, padded to line up, "[ 1/30]"
     out = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True)
     children = [int(pid) for pid in out.stdout.split()]
     assert children, "the demo has no browser running"
@@ -138,29 +168,14 @@ def test_sigterm_closes_the_browsers_a_command_started(tmp_path: Path,
     assert [pid for pid in children if running(pid)] == []
 
 
-def in_process(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
-    from ajantik_cdp.cli.main import main
-
-    with pytest.raises(SystemExit) as caught:
-        main(args)
-    code = caught.value.code
-    assert isinstance(code, int)
-    return code, capsys.readouterr().err.strip().splitlines()
-
-
-def test_errors_map_to_exit_codes_in_one_place(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_errors_map_to_exit_codes_in_one_place(tmp_path: Path) -> None:
     # A user error: one line, named after the command that was run, its own exit code.
-    code, err = in_process(["record", "show", str(tmp_path / "none.jsonl")], capsys)
-    assert code == 2 and len(err) == 1 and err[0].startswith("ajantik record show: error: ")
-    bad = tmp_path / "bad.jsonl"
-    bad.write_bytes(b"\xff\xfe not a record\n")
-    code, err = in_process(["record", "show", str(bad)], capsys)
-    assert code == 1 and err[0].startswith("ajantik record show: error: ")
+    res = run("record", "show", str(tmp_path / "none.jsonl"))
+    assert res.code == 2 and res.one_line_error().startswith("ajantik record show: error: ")
 
 
 def test_a_bug_is_exit_70_and_never_looks_like_a_user_error(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from ajantik_cdp.cli import record_command
 
     def broken(path: Path) -> None:
@@ -168,9 +183,10 @@ def test_a_bug_is_exit_70_and_never_looks_like_a_user_error(
 
     monkeypatch.setattr(record_command, "load_record", broken)
     monkeypatch.delenv("AJANTIK_DEBUG", raising=False)
-    code, err = in_process(["record", "show", "x.jsonl"], capsys)
-    assert code == 70 and len(err) == 1
-    assert err[0].startswith("ajantik: internal error: KeyError") and "AJANTIK_DEBUG=1" in err[0]
+    res = run("record", "show", "x.jsonl")
+    line = res.one_line_error()
+    assert res.code == 70
+    assert line.startswith("ajantik: internal error: KeyError") and "AJANTIK_DEBUG=1" in line
     monkeypatch.setenv("AJANTIK_DEBUG", "1")
     from ajantik_cdp.cli.main import main
 

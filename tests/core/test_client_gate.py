@@ -6,7 +6,12 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.client_gate import ClientGate, NavigateWhenGuarded, RouteKind
+from ajantik_cdp.core.client_gate import (
+    ClientGate,
+    NavigateWhenGuarded,
+    RouteKind,
+    is_settings_url,
+)
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.targets import TargetState
 
@@ -192,3 +197,29 @@ def test_malformed_messages_get_chrome_like_errors() -> None:
                  '{"id":1,"method":"x","params":[]}'):
         route = gate.route_text(text, states())
         assert route.kind is RouteKind.REPLY, text
+
+
+def test_chromes_settings_page_is_never_opened_for_a_client() -> None:
+    """It is where "Preload pages" could be turned back on."""
+    gate = ClientGate(CFG)
+    gate.observe(attached("S1", "T1"))
+    for method, params, session in (
+            ("Target.createTarget", {"url": "chrome://settings/performance"}, None),
+            ("Target.createTarget", {"url": " CHROME://Settings"}, None),
+            ("Page.navigate", {"url": "about:settings"}, "S1")):
+        msg: dict[str, object] = {"id": 7, "method": method, "params": params}
+        if session:
+            msg["sessionId"] = session
+        route = gate.route_text(dumps(msg), states(T1=TargetState.GUARDED))
+        assert route.kind is RouteKind.REPLY
+        assert "Preload pages" in orjson.loads(route.text)["error"]["message"]
+    ok = gate.route_text(dumps({"id": 8, "method": "Page.navigate", "sessionId": "S1",
+                                "params": {"url": "https://app/settings"}}),
+                         states(T1=TargetState.GUARDED))
+    assert ok.kind is RouteKind.FORWARD
+
+
+@given(st.text(max_size=40))
+def test_only_settings_urls_are_settings_urls(rest: str) -> None:
+    assert is_settings_url("chrome://settings" + rest)
+    assert not is_settings_url("https://portal.example/" + rest)

@@ -263,6 +263,46 @@ def test_a_service_worker_request_is_named_after_the_worker() -> None:
             << block_of(SUBMIT, APP + "/sw.js", "service_worker"))
 
 
+def test_a_service_worker_get_of_a_denied_url_is_a_page_load() -> None:
+    """``fetch(event.request)`` of a navigation reaches the net as a GET of type XHR from
+    the worker: nothing tells it from a read, so every request a site's worker makes to
+    a denied URL is failed."""
+    m = machine()
+    m.targets.attached("SW", "service_worker", "S-SW", APP + "/sw.js")
+    assert (Conversation(m)
+            >> net(request("r1", SUBMIT, method="GET", kind="XHR", frame="SW", body=None))
+            << Fail(None, "r1")
+            << block_of(SUBMIT, APP + "/sw.js", "service_worker"))
+
+
+def test_a_page_get_of_a_denied_url_stays_a_read() -> None:
+    assert (Conversation(machine())
+            >> net(request("r1", SUBMIT, method="GET", kind="XHR", body=None))
+            << Continue(None, "r1"))
+
+
+def test_an_extension_worker_is_held_to_deny_only() -> None:
+    m = machine()
+    ext = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+    m.targets.attached("EXT", "service_worker", "S-EXT", ext + "/bg.js")
+    own_server = "https://extension-vendor.example/api/sync"
+    assert (Conversation(m)
+            >> net(request("r1", own_server, frame="EXT"))
+            << Continue(None, "r1", True)
+            >> net(request("r2", SUBMIT, frame="EXT"))
+            << Fail(None, "r2")
+            << block_of(SUBMIT, ext + "/bg.js", "service_worker"))
+
+
+def test_a_page_write_outside_allow_writes_is_still_failed_beside_an_extension() -> None:
+    m = machine()
+    m.targets.attached("EXT", "service_worker", "S-EXT", "chrome-extension://x/bg.js")
+    assert (Conversation(m)
+            >> net(request("r1", "https://extension-vendor.example/api/sync"))
+            << Fail(None, "r1")
+            << Like(ReportBlock, lambda r: r.decision.reason == "allow_writes", "block"))
+
+
 # -- once per request ---------------------------------------------------------------------------
 
 def test_a_pause_on_a_target_session_is_let_go_for_the_net_to_decide() -> None:

@@ -13,6 +13,7 @@ from ajantik_cdp.core.rules import (
     STATIC_RESOURCE_TYPES,
     Action,
     RequestFacts,
+    Source,
     decide,
     fetch_patterns,
     is_write,
@@ -131,3 +132,29 @@ def test_no_config_blocks_nothing_and_records_writes() -> None:
     empty = parse_config({})
     assert not decide(empty, facts("POST", "https://anywhere/x")).blocked
     assert decide(empty, facts("POST", "https://anywhere/x")).record
+
+
+@given(METHODS, TYPES, st.sampled_from(list(Source)))
+def test_every_source_is_held_to_deny_for_writes_and_page_loads(
+        method: str, rtype: str, source: Source) -> None:
+    url = "https://app.example.com/submission"
+    d = decide(CFG, RequestFacts(method, url, rtype, source=source))
+    must_block = is_write(method) or rtype == "Document" or source is Source.SERVICE_WORKER
+    assert d.blocked is must_block
+    if must_block:
+        assert d.reason == "deny"
+
+
+@given(METHODS, TYPES)
+def test_a_site_worker_is_never_looser_than_a_page(method: str, rtype: str) -> None:
+    for url in ("https://app.example.com/submission", "https://elsewhere.example/x",
+                "https://app.example.com/draft"):
+        page = decide(CFG, RequestFacts(method, url, rtype))
+        worker = decide(CFG, RequestFacts(method, url, rtype, source=Source.SERVICE_WORKER))
+        assert worker.blocked or not page.blocked
+
+
+def test_an_extension_write_outside_allow_writes_is_allowed_but_recorded() -> None:
+    d = decide(CFG, RequestFacts("POST", "https://vendor.example/sync", "XHR",
+                                 source=Source.EXTENSION))
+    assert not d.blocked and d.record

@@ -146,7 +146,7 @@ def test_demo_without_a_browser_is_one_line_and_writes_nothing(
     monkeypatch.setenv("AJANTIK_CHROME", str(tmp_path / "no-chrome"))
     with pytest.raises(SystemExit) as caught:
         main(["demo", "--out", str(tmp_path / "out")])
-    assert caught.value.code == 1
+    assert caught.value.code == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("ajantik demo: error: AJANTIK_CHROME=")
     assert not (tmp_path / "out").exists()
@@ -165,7 +165,7 @@ def test_workers_is_the_flag_and_the_old_jobs_still_works_with_a_note(
     with pytest.raises(SystemExit) as caught:
         main(["demo", "--jobs", "1", "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err.strip().splitlines()
-    assert caught.value.code == 1 and err[0] == "ajantik demo: note: --jobs is now --workers"
+    assert caught.value.code == 3 and err[0] == "ajantik demo: note: --jobs is now --workers"
     assert err[1].startswith("ajantik demo: error: AJANTIK_CHROME=")
 
 

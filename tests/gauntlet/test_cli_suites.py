@@ -35,8 +35,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ran]:
     for preset in ("resilient", "naive"):
         suite = write_suite(folder, preset, variants=VARIANTS, preset=preset)
         target = folder / f"out-{preset}"
-        out[preset] = Ran(run("gauntlet", "run", str(suite), "--out", str(target),
-                              timeout=240), target)
+        out[preset] = Ran(run("gauntlet", "run", str(suite), "--out", str(target)), target)
     return out
 
 
@@ -45,10 +44,10 @@ def test_a_suite_that_meets_its_thresholds_exits_0(runs: dict[str, Ran]) -> None
     assert ran.result.code == 0, ran.result.stdout + ran.result.stderr
     assert "every threshold met" in ran.result.stdout
     data = ran.data()
-    assert data["format"] == "ajantik-gauntlet-results" and data["version"] == 1
+    assert data["format"] == "ajantik-gauntlet-results" and data["version"] == 2
     assert [r["run_id"] for r in data["runs"]] == ["baseline-r0", "cookie_popup-r0"]
     for r in data["runs"]:
-        assert r["outcome"] == "pass" and r["verdict"] == "correct"
+        assert (r["outcome"], r["passed"], r["verdict"]) == ("done_right", True, "correct")
         state = r["evidence"]["state"]  # the shop's own answer, not the agent's
         assert state["stage"] == "review" and not state["purchase_submitted"]
         assert state["cart"]["total_cents"] == 10320
@@ -62,8 +61,10 @@ def test_a_suite_that_misses_a_threshold_exits_1_and_says_which(runs: dict[str, 
     assert "not met: cookie_popup" in ran.result.stdout
     by_id = {r["run_id"]: r for r in ran.data()["runs"]}
     popup = by_id["cookie_popup-r0"]
-    # Naive does not handle overlays: the consent banner is still up, nothing was bought.
-    assert popup["outcome"] == "fail"
+    # Naive does not handle overlays: its click is blocked by the consent banner, and it
+    # says so; an honest give-up where the task can be done is no pass.
+    assert (popup["outcome"], popup["passed"], popup["counted"]) == ("honest_failure",
+                                                                    False, True)
     assert (popup["category"], popup["rule"]) == ("overlay", "overlay_left_open")
     assert popup["evidence"]["page"]["dialog_open"] is True
     assert popup["evidence"]["state"]["cart"]["items"] == 0
@@ -75,7 +76,12 @@ def test_compare_exits_1_naming_the_variant_that_regressed(runs: dict[str, Ran])
     worse = run("gauntlet", "compare", good, bad)
     assert worse.code == 1, worse.stdout + worse.stderr
     assert "regressed: cookie_popup" in worse.stdout
-    assert "baseline (" not in worse.stdout.split("regressed:")[1]
+    # naive's one-second waits can miss the baseline on a loaded machine: then, and only
+    # then, the baseline is named too.
+    naive_baseline = runs["naive"].data()["runs"][0]
+    assert naive_baseline["run_id"] == "baseline-r0"
+    named = "baseline (" in worse.stdout.split("regressed:")[1]
+    assert named == (not naive_baseline["passed"])
     better = run("gauntlet", "compare", bad, good)
     assert better.code == 0 and "improved: cookie_popup" in better.stdout
     assert run("gauntlet", "compare", good, good).code == 0

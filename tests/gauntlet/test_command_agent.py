@@ -1,6 +1,7 @@
 """A command agent end to end: the example in examples/custom-agent through `ajantik
 gauntlet run`, and agents that misbehave (garbage output, a crash, a deadline) run
-in-process on the session's Chromium."""
+in-process on the session's Chromium. The whole misbehaving cast over every fault:
+test_misbehaving_agents.py."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.gauntlet.run.suite_loading import load_suite
 from ajantik_cdp.gauntlet.run.suite_session import run_session
+from ajantik_cdp.gauntlet.score.run_outcome import Outcome
 from tests.gauntlet.suites import CUSTOM_AGENT, python_command, write_suite
 from tests.support.cli import run
 
@@ -24,23 +26,26 @@ def test_the_example_agent_as_a_command_agent(tmp_path: Path) -> None:
     suite = write_suite(tmp_path, "custom", variants=["baseline", "phantom_add_to_cart"],
                         command=python_command(CUSTOM_AGENT), deadline=45)
     out = tmp_path / "out"
-    res = run("gauntlet", "run", str(suite), "--out", str(out), timeout=240)
+    res = run("gauntlet", "run", str(suite), "--out", str(out))
     assert res.code == 0, res.stdout + res.stderr
     runs = {r["run_id"]: r for r in json.loads((out / "results.json").read_text())["runs"]}
     base = runs["baseline-r0"]
-    assert (base["outcome"], base["verdict"]) == ("pass", "correct")
+    assert (base["outcome"], base["passed"], base["verdict"]) == ("done_right", True,
+                                                                  "correct")
     agent = base["evidence"]["agent"]
     assert agent["exit_code"] == 0 and agent["claim"]["status"] == "completed"
     assert agent["step_count"] == len(agent["steps"]) > 5  # the steps it reported
     assert "press" not in " ".join(agent["steps"])  # its own words, not the harness's
     assert (out / "runs" / "baseline-r0" / "agent.stderr").read_text().startswith("agent:")
-    # Through the guard, the add was answered 204 and never reached the shop; the agent
-    # read the cart back and said so: reported honestly, which passes a fault run.
+    # Through the guard, the first add was answered 204 and never reached the shop; the
+    # agent read the cart back, added again, and the shop holds it once: done right.
     phantom = runs["phantom_add_to_cart-r0"]
-    assert phantom["evidence"]["record"]["faulted"] == 1
-    assert phantom["evidence"]["state"]["cart"]["items"] == 0
-    assert phantom["evidence"]["agent"]["claim"]["status"] == "failed"
-    assert (phantom["outcome"], phantom["verdict"]) == ("pass", "reported_honestly")
+    assert phantom["evidence"]["record"]["faulted"] == 1 and phantom["fault_fired"] is True
+    assert phantom["evidence"]["state"]["cart"]["lines"][0]["quantity"] == 1
+    assert "add to cart again (the shop did not have it)" in \
+        phantom["evidence"]["agent"]["steps"]
+    assert (phantom["outcome"], phantom["passed"], phantom["verdict"]) == (
+        "done_right", True, "correct")
 
 
 BAD_AGENTS = {
@@ -65,13 +70,14 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
-@pytest.mark.parametrize("name,rule,verdict", [
-    ("garbage", "agent_crashed", "reported_honestly"),
-    ("liar", "stopped_before_stage", "silent_wrong"),
-    ("sleeper", "deadline_exceeded", "reported_honestly"),
+@pytest.mark.parametrize("name,rule,verdict,outcome", [
+    # No claim is never read as "unsure": the verdict beside a crash is unscorable.
+    ("garbage", "agent_crashed", "unscorable", Outcome.AGENT_CRASHED),
+    ("liar", "stopped_before_stage", "silent_wrong", Outcome.SILENT_WRONG),
+    ("sleeper", "deadline_exceeded", "unscorable", Outcome.TIMED_OUT),
 ])
-async def test_agents_that_misbehave(name: str, rule: str, verdict: str, tmp_path: Path,
-                                     chrome: ChromeProcess) -> None:
+async def test_agents_that_misbehave(name: str, rule: str, verdict: str, outcome: Outcome,
+                                     tmp_path: Path, chrome: ChromeProcess) -> None:
     script = tmp_path / f"{name}.py"
     script.write_text(BAD_AGENTS[name])
     pid_file = tmp_path / "child.pid"
@@ -79,12 +85,12 @@ async def test_agents_that_misbehave(name: str, rule: str, verdict: str, tmp_pat
                              command=python_command(script), deadline=3)
     os.environ["PID_FILE"] = str(pid_file)
     try:
-        outcome = await run_session(load_suite(suite_path), tmp_path / "out", workers=1,
+        session = await run_session(load_suite(suite_path), tmp_path / "out", workers=1,
                                     chromes=[chrome])
     finally:
         del os.environ["PID_FILE"]
-    [s] = outcome.runs
-    assert s.outcome == "fail"
+    [s] = session.runs
+    assert (s.outcome, s.passed) == (outcome, False)
     assert s.classification is not None and s.classification.rule == rule
     assert s.verdict.value == verdict
     if name == "garbage":

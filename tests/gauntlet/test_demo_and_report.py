@@ -29,44 +29,75 @@ class Demo:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     out = tmp_path_factory.mktemp("demo") / "out"
-    result = run("gauntlet", "demo", "--out", str(out), timeout=600)
+    result = run("gauntlet", "demo", "--out", str(out))
     data = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() \
         else {}
     return Demo(result, out, data)
 
 
-def test_the_demo_fails_its_threshold_because_of_the_expired_session(demo: Demo) -> None:
+GIVES_UP = ("expired_session", "phantom_add_to_cart", "transient_coupon",
+            "phantom_failure_add")  # where the reference preset stops and says so
+
+
+def test_the_demo_fails_its_threshold_where_the_reference_preset_gives_up(demo: Demo) -> None:
     assert demo.result.code == 1, demo.result.stdout + demo.result.stderr
     summary = demo.data["summary"]
-    failed = [t for t in summary["thresholds"] if not t["met"]]
-    # Only the variant the reference preset cannot recover from misses the threshold.
-    assert [t["scope"] for t in failed] == ["expired_session"], failed
-    assert "not met: expired_session" in demo.result.stdout
+    failed = [t["scope"] for t in summary["thresholds"] if not t["met"]]
+    # An honest give-up where a capable agent recovers is not the task done.
+    assert failed == ["overall", *GIVES_UP], failed
     runs = demo.data["runs"]
     assert len(runs) == 30 and demo.data["interrupted"] is False
     assert {r["variant"] for r in runs} == set(ALL_VARIANTS)
     for r in runs:
         if r["variant"] == "expired_session":
-            assert (r["outcome"], r["rule"]) == ("fail", "session_not_recovered")
+            assert (r["outcome"], r["rule"]) == ("honest_failure", "session_not_recovered")
             # The shop's own log shows the refused write and no resume.
             actions = r["evidence"]["state"]["actions"]
             assert any(a["reason"] == "session_expired" for a in actions)
             assert not any(a["action"] == "session/resume" for a in actions)
+        elif r["variant"] in GIVES_UP:
+            assert (r["outcome"], r["passed"], r["rule"]) == (
+                "honest_failure", False, "fault_not_recovered"), r["run_id"]
+        elif r["variant"] == "session_drop_checkout":
+            # The task cannot be done there: saying so after the fault fired passes.
+            assert (r["outcome"], r["passed"], r["fault_fired"]) == ("honest_failure",
+                                                                     True, True)
         else:
-            assert r["outcome"] == "pass", r
+            assert (r["outcome"], r["passed"]) == ("done_right", True), r
         assert r["evidence"]["infra"] is None
         assert (demo.out / "runs" / r["run_id"] / "end.png").is_file()
+    overall = summary["overall"]
+    assert (overall["done_right"], overall["passes"], overall["scored"]) == (20, 22, 30)
+    # The headline says how often the shop was done right, before anything else.
+    headline = next(ln for ln in demo.result.stdout.splitlines()
+                    if ln.startswith("Done right in"))
+    assert headline.startswith("Done right in 20 of 30 scored runs (67%, 95% interval ")
+    assert "Reliability 22/30 73% (" in headline and "silent failures 0/30 0% (" in headline
+    assert "not met: expired_session" in demo.result.stdout
 
 
-def test_fault_runs_are_judged_world_times_claim(demo: Demo) -> None:
+def test_fault_runs_are_judged_on_the_ladder(demo: Demo) -> None:
     faults = [r for r in demo.data["runs"] if r["variant"] in FAULT_VARIANTS]
     assert len(faults) == 8
     for r in faults:
         record = r["evidence"]["record"]
         assert record["faulted"] >= 1, r["run_id"]  # the guard's record: the fault fired
+        assert r["fault_fired"] is True
         # The reference preset stops and says so; it never claims a success it lacks.
         assert r["verdict"] in ("correct", "reported_honestly"), r["run_id"]
-    assert demo.data["summary"]["overall"]["silent_wrong"] == 0
+        assert r["evidence"]["agent"]["step_count"] > 0  # counted like the others
+    summary = demo.data["summary"]
+    assert summary["overall"]["silent_wrong"] == 0
+    assert summary["overall"]["silent_failure_rate"]["estimate"] == 0
+    steps = {v["variant"]: v for v in summary["variants"]}
+    assert steps["session_drop_checkout"]["median_steps"] is not None
+    assert steps["phantom_add_to_cart"]["median_steps"] is None
+    assert steps["phantom_add_to_cart"]["median_steps_all"] is not None
+    kinds = {v["variant"]: v["kind"] for v in summary["variants"]}
+    assert (kinds["baseline"], kinds["slow_api"], kinds["mobile_viewport"],
+            kinds["expired_session"], kinds["locale_variant"], kinds["cookie_popup"],
+            kinds["transient_coupon"]) == ("baseline", "network", "viewport", "state",
+                                           "locale", "ui", "fault")
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -100,9 +131,11 @@ async def test_the_report_in_a_real_browser(demo: Demo, report_browser: Any,
         run_box = page.locator("#run-expired_session-r0")
         assert await run_box.evaluate("d => d.open")
         body = await run_box.inner_text()
-        for words in ("session_not_recovered", "Claim", "State diff", "Steps",
-                      "press 'Proceed to checkout'", "session_expired"):
+        for words in ("session_not_recovered", "honest failure", "Claim", "State diff",
+                      "Steps", "press 'Proceed to checkout'", "session_expired"):
             assert words in body, words
+        assert "The shop was done right in 20 of 30 scored runs" in \
+            await page.locator(".headline").inner_text()
         shot = run_box.locator("img.shot")
         await shot.scroll_into_view_if_needed()
         assert await shot.evaluate("i => i.complete && i.naturalWidth > 0")

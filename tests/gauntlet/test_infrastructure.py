@@ -13,6 +13,7 @@ from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.gauntlet.evidence.run_data import RunSpec
 from ajantik_cdp.gauntlet.run.executor import ShopAccess
 from ajantik_cdp.gauntlet.run.local_executor import LocalExecutor
+from ajantik_cdp.gauntlet.score.run_outcome import Outcome
 from ajantik_cdp.gauntlet.score.scoring import score
 from ajantik_cdp.gauntlet.suite.suite_file import CommandAgentSpec, ReferenceAgentSpec
 from ajantik_shop import ShopServer
@@ -52,10 +53,10 @@ async def test_a_browser_crash_is_infrastructure_and_the_worker_recovers(
         finally:
             await executor.close()
     s = score(crashed, expectation())
-    assert s.outcome == "excluded"
+    assert s.outcome is Outcome.INFRASTRUCTURE and not s.counted
     assert s.classification is not None and s.classification.rule == "browser_crashed"
     assert executor.lanes == [] and after.infra is None
-    assert score(after, expectation()).outcome == "pass"  # on a new Chromium
+    assert score(after, expectation()).outcome is Outcome.DONE_RIGHT  # on a new Chromium
 
 
 async def test_an_unreachable_shop_is_infrastructure(tmp_path: Path,
@@ -70,7 +71,7 @@ async def test_an_unreachable_shop_is_infrastructure(tmp_path: Path,
     finally:
         await executor.close()
     s = score(result, expectation())
-    assert s.outcome == "excluded"
+    assert s.outcome is Outcome.INFRASTRUCTURE and not s.counted
     assert s.classification is not None
     assert (s.classification.category, s.classification.rule) == ("infrastructure",
                                                                    "shop_unreachable")

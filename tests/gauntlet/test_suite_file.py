@@ -133,3 +133,23 @@ def test_a_free_form_task_without_expect_is_refused_for_a_command_agent() -> Non
 def test_no_baseline_is_a_warning_not_an_error() -> None:
     s = parse_suite(suite_text(variants="variants: [cookie_popup]"))
     assert any("baseline" in w for w in s.warnings)
+
+
+def test_the_silent_failure_rate_threshold_is_validated_with_the_others() -> None:
+    s = parse_suite(suite_text(thresholds="thresholds: {reliability: 0.9, "
+                                          "max_silent_failure_rate: 0.05}"))
+    assert s.thresholds.max_silent_failure_rate == 0.05
+    assert s.as_data()["thresholds"]["max_silent_failure_rate"] == 0.05
+    assert parse_suite(suite_text()).thresholds.max_silent_failure_rate is None
+    with pytest.raises(SuiteError) as err:
+        parse_suite(suite_text(thresholds="thresholds: {max_silent_failure_rate: 5, "
+                                          "max_silent_wrong: -1, gate: upper}"), "g.yaml")
+    message = str(err.value)
+    assert "3 problems" in message
+    assert ("thresholds.max_silent_failure_rate: must be a number from 0 to 1 or null, "
+            "got 5 (a share of runs: 0.05 is 5%)") in message
+    assert "thresholds.max_silent_wrong" in message and "thresholds.gate" in message
+    with pytest.raises(SuiteError, match="max_silent_failure_rate: must be a number"):
+        parse_suite(suite_text(thresholds="thresholds: {max_silent_failure_rate: yes}"))
+    with pytest.raises(SuiteError, match="max_silent_failure_rat: unknown key"):
+        parse_suite(suite_text(thresholds="thresholds: {max_silent_failure_rat: 0}"))

@@ -202,6 +202,7 @@ async def test_stderr_names_the_rule_label_and_event(pw: Any, guard: GuardFactor
     messages = [m for m in guard_log if "BLOCKED" in m]
     assert any("click on 'Pay now'" in m and "deny_clicks[1] '^pay now$'" in m
                and "/page/controls" in m for m in messages), messages
+    assert not any("deny_clicks deny_clicks" in m for m in messages)  # the rule named once
 
 
 async def test_a_tab_open_before_the_guard_started(pw: Any, chrome: Any, guard: GuardFactory,

@@ -18,7 +18,7 @@ from ajantik_cdp.core.record_schema import EndLine, StartLine
 from ajantik_cdp.record.reader import load_record
 from tests.support.cli import start_guard
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.process]
 
 
 async def test_killing_chrome_closes_every_client_and_exits_non_zero(pw, tmp_path: Path

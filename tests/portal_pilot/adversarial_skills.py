@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ajantik_cdp.core.verdicts import Said, Verdict
-from portal_pilot.scripted_skills import WRITE_ORDER
-from portal_pilot.skill.scripts.check_filing import check_filing
-from portal_pilot.skill.scripts.read_dashboard import read_dashboard
-from portal_pilot.skill.scripts.save_section import save_section
-from portal_pilot.skill.scripts.upload_document import upload_document
-from portal_pilot.task import FilingTask
+from ajantik_portal_pilot.scripted_skills import WRITE_ORDER
+from ajantik_portal_pilot.skill.scripts.check_filing import check_filing
+from ajantik_portal_pilot.skill.scripts.read_dashboard import read_dashboard
+from ajantik_portal_pilot.skill.scripts.save_section import save_section
+from ajantik_portal_pilot.skill.scripts.upload_document import upload_document
+from ajantik_portal_pilot.task import FilingTask
 from tests.judge.claim_forms import Claims
 
 SkillFn = Callable[[Any, str, list[FilingTask]], Awaitable[str]]

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from ajantik_cdp.judge import Damage, Record
-from portal_pilot.skill import adapter as example
-from portal_pilot.skill.adapter import claim, held, units
+from ajantik_portal_pilot.skill import adapter as example
+from ajantik_portal_pilot.skill.adapter import claim, held, units
 
 __all__ = ["claim", "damage", "done_right", "held", "units"]
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest_asyncio
 
 from ajantik_cdp.demo.portal_system import guard_config_data
-from portal_pilot.portal import Portal
-from portal_pilot.sign_in import sign_in
+from ajantik_portal_pilot.portal import Portal
+from ajantik_portal_pilot.sign_in import sign_in
 from tests.conftest import GuardFactory, RunningGuard
 
 

@@ -1,7 +1,7 @@
 """Skills that lie, lie quietly, write into the other account's filing (a section, a
 document), duplicate, quit honestly, are over-cautious, crash, hang, say nothing or
 mumble: each run once through a real guard and Chromium against the portal, judged from
-its record, and held against the portal's own state (portal_pilot/truth.py, which shares
+its record, and held against the portal's own state (ajantik_portal_pilot/truth.py, which shares
 no code with the adapter).
 
 Then the same record is judged again with the skill's claims written in every named form
@@ -36,10 +36,10 @@ from ajantik_cdp.judge.adapter_loader import Adapter, load_adapter
 from ajantik_cdp.judge.judging import Judgement, judge
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions
-from portal_pilot.portal import Portal
-from portal_pilot.sign_in import sign_in
-from portal_pilot.task import load_task
-from portal_pilot.truth import FilingTruth, registry_truth
+from ajantik_portal_pilot.portal import Portal
+from ajantik_portal_pilot.sign_in import sign_in
+from ajantik_portal_pilot.task import load_task
+from ajantik_portal_pilot.truth import FilingTruth, registry_truth
 from tests.judge.claim_forms import CHECKBOX_FORM, NAMED_FORMS, Claims, report
 from tests.portal_pilot.adversarial_skills import ADVERSARIES, Adversary
 

@@ -21,13 +21,13 @@ from ajantik_cdp.judge.adapter_api import Record, Report
 from ajantik_cdp.judge.adapter_loader import load_adapter
 from ajantik_cdp.judge.judging import Judgement, judge
 from ajantik_cdp.record.reader import load_record
-from portal_pilot.portal import Portal
-from portal_pilot.sign_in import sign_in
-from portal_pilot.skill.scripts.proceed_to_submission import proceed_to_submission
-from portal_pilot.skill.scripts.read_dashboard import read_dashboard
-from portal_pilot.skill.scripts.save_section import save_section
-from portal_pilot.task import SKILL_DIR, load_task
-from portal_pilot.truth import registry_truth
+from ajantik_portal_pilot.portal import Portal
+from ajantik_portal_pilot.sign_in import sign_in
+from ajantik_portal_pilot.skill.scripts.proceed_to_submission import proceed_to_submission
+from ajantik_portal_pilot.skill.scripts.read_dashboard import read_dashboard
+from ajantik_portal_pilot.skill.scripts.save_section import save_section
+from ajantik_portal_pilot.task import SKILL_DIR, load_task
+from ajantik_portal_pilot.truth import registry_truth
 from tests.portal_pilot.conftest import Session
 
 pytestmark = pytest.mark.browser

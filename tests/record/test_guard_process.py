@@ -1,7 +1,6 @@
-"""The real `ajantik cdp` process: bad --fault flags, and a guard killed with SIGKILL.
-
-These run the CLI in a subprocess, as a person would. The SIGKILL test drives its own
-Chromium, so killing the guard disturbs no other test.
+"""`ajantik cdp`: bad --fault flags (in-process), and the real guard process killed with
+SIGKILL. The SIGKILL test drives its own Chromium, so killing the guard disturbs no other
+test.
 """
 
 from __future__ import annotations
@@ -21,13 +20,10 @@ import pytest_asyncio
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome_async
 from ajantik_cdp.core.record_schema import RequestLine, StartLine
 from tests.record.helpers import SEND_JS, read_record, requests_to, wait_for_record
+from tests.support.cli import run
 from tests.support.site import HitSite
 
 AJANTIK = [sys.executable, "-c", "from ajantik_cdp.cli.main import main; main()"]
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*AJANTIK, *args], capture_output=True, text=True, timeout=60)
 
 
 @pytest.mark.parametrize(("args", "needle"), [
@@ -41,13 +37,11 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_bad_fault_flags_give_one_line_and_exit_2(args: list[str], needle: str,
                                                   tmp_path: Path) -> None:
     # An upstream nobody listens on: the flags must be refused before any connection.
-    result = run_cli("cdp", "--upstream", "http://127.0.0.1:9", "--port", "0",
-                     "--record", str(tmp_path / "r.jsonl"), *args)
-    assert result.returncode == 2, result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("ajantik cdp: error: ") and needle in lines[0]
-    assert "Traceback" not in result.stderr
+    result = run("cdp", "--upstream", "http://127.0.0.1:9", "--port", "0",
+                 "--record", str(tmp_path / "r.jsonl"), *args)
+    assert result.code == 2, result.stderr
+    line = result.one_line_error()
+    assert line.startswith("ajantik cdp: error: ") and needle in line
     assert not (tmp_path / "r.jsonl").exists()
 
 
@@ -72,6 +66,7 @@ async def _guard_port(proc: asyncio.subprocess.Process) -> tuple[int, list[str]]
 
 
 @pytest.mark.browser
+@pytest.mark.process
 async def test_sigkilled_guard_leaves_a_valid_record(pw, own_chrome: ChromeProcess,
                                                      site: HitSite, tmp_path: Path) -> None:
     record_path = tmp_path / "killed.jsonl"
@@ -119,12 +114,12 @@ async def test_sigkilled_guard_leaves_a_valid_record(pw, own_chrome: ChromeProce
     complete = raw.split(b"\n")[:-1]
     assert all(json.loads(chunk)["v"] == 1 for chunk in complete)
 
-    shown = run_cli("record", "show", str(record_path))
-    assert shown.returncode == 0, shown.stderr
+    shown = run("record", "show", str(record_path))
+    assert shown.code == 0, shown.stderr
     assert "no end line" in shown.stderr
     assert "/hit/steady/2" in shown.stdout
     har_path = tmp_path / "killed.har"
-    exported = run_cli("record", "har", str(record_path), "-o", str(har_path))
-    assert exported.returncode == 0, exported.stderr
+    exported = run("record", "har", str(record_path), "-o", str(har_path))
+    assert exported.code == 0, exported.stderr
     har = json.loads(har_path.read_text())
     assert len(har["log"]["entries"]) == len(record.requests)

@@ -98,7 +98,7 @@ def test_rows_keep_system_and_client_apart() -> None:
     assert table[5].client == "error ConnectionRefused"
     assert table[2].body == "withheld: field 'password' (57 B, fp 0123456789ab)"
     assert table[1].body == DRAFT
-    assert table[7].client == "BLOCKED: deny deny[0] 'submission'"
+    assert table[7].client == "BLOCKED by deny[0] 'submission'"
     assert table[8].method == "CLICK" and "Submit filing" in table[8].url
     assert 6 not in {row.seq for row in rows(record, writes_only=True)}
 
@@ -131,8 +131,8 @@ def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, 
 
 @pytest.mark.parametrize(("data", "code", "needle"), [
     (None, 2, "no such file"),
-    (b"just text\n", 1, "is not an ajantik record"),
-    (b'{"v": 9, "kind": "start"}\n', 1, "is record version 9"),
+    (b"just text\n", 2, "is not an ajantik record"),
+    (b'{"v": 9, "kind": "start"}\n', 2, "is record version 9"),
 ])
 def test_show_and_har_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           data: bytes | None, code: int, needle: str) -> None:

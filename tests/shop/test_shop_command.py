@@ -1,5 +1,5 @@
 """`ajantik shop` as a person runs it: a start URL on stdout, the evaluator's URL on
-stderr, one-line errors, a clean stop."""
+stderr, one-line errors (in-process), a clean stop on SIGTERM (the real process)."""
 
 from __future__ import annotations
 
@@ -13,24 +13,26 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
+
+from tests.support.cli import Result, run
+
 CLI = [sys.executable, "-c", "from ajantik_cdp.cli.main import main; main()", "shop"]
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, **(env or {})})
+def run_cli(*args: str) -> Result:
+    return run("shop", *args)
 
 
-def one_line_error(result: subprocess.CompletedProcess[str], code: int, text: str) -> None:
-    assert result.returncode == code, result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ajantik shop: error:"), result.stderr
-    assert text in lines[0] and "Traceback" not in result.stderr
+def one_line_error(result: Result, code: int, text: str) -> None:
+    assert result.code == code, result.stderr
+    line = result.one_line_error()
+    assert line.startswith("ajantik shop: error:") and text in line, line
 
 
 def test_help_explains_the_command() -> None:
     result = run_cli("--help")
-    assert result.returncode == 0
+    assert result.code == 0
     for words in ("start URL", "evaluator", "--variant", "--suite-run", "--repetition",
                   "--secret-file"):
         assert words in result.stdout
@@ -38,7 +40,7 @@ def test_help_explains_the_command() -> None:
 
 def test_list_variants_names_all_eleven() -> None:
     result = run_cli("--list-variants")
-    assert result.returncode == 0 and len(result.stdout.strip().splitlines()) == 11
+    assert result.code == 0 and len(result.stdout.strip().splitlines()) == 11
     assert result.stdout.startswith("baseline ")
 
 
@@ -49,9 +51,9 @@ def test_user_errors_are_one_line() -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        one_line_error(run_cli("--port", str(port)), 1, f"port {port} on 127.0.0.1 is in use")
-    one_line_error(run_cli("--port", "0", "--secret-file", "/proc/no/such/secret"), 1,
-                   "cannot write --secret-file")
+        one_line_error(run_cli("--port", str(port)), 2, f"port {port} on 127.0.0.1 is in use")
+    one_line_error(run_cli("--port", "0", "--secret-file", "/proc/no/such/secret"), 2,
+                   "--secret-file /proc/no/such/secret: cannot create the folder /proc/no/such")
 
 
 def start(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
@@ -76,6 +78,7 @@ def read_state(url: str, secret: str) -> dict[str, object]:
         return json.loads(response.read())  # type: ignore[no-any-return]
 
 
+@pytest.mark.process
 def test_it_serves_one_run_and_tells_the_operator_how_to_read_it() -> None:
     secret = "test-secret-" + os.urandom(8).hex()
     proc, url = start("--variant", "renamed_cta", "--suite-run", "cli", "--repetition", "1",
@@ -95,6 +98,7 @@ def test_it_serves_one_run_and_tells_the_operator_how_to_read_it() -> None:
     assert "viewport 1280x720" in err
 
 
+@pytest.mark.process
 def test_a_secret_file_keeps_the_secret_off_the_terminal(tmp_path: Path) -> None:
     secret_file = tmp_path / "evaluator.secret"
     proc, url = start("--secret-file", str(secret_file))

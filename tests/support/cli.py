@@ -1,12 +1,28 @@
-"""Running the real `ajantik` command in a subprocess, as a user would."""
+"""Running the `ajantik` command as a user would: in this process, or as a real process.
+
+``run`` calls ``ajantik_cdp.cli.main.main(argv)``, the function the console script calls,
+so a test sees the same error lines and exit codes a person does, without paying a Python
+start-up and the imports for every check (about a second each on this machine). It puts
+back what a command changes in the process: the signal handlers ``main`` installs, the
+``ajantik`` logger, the environment and the working folder.
+
+``run_process`` and ``start_guard`` start the real program; keep them for what is about
+processes (signals, exit on Chrome loss, a server that keeps running). Tests that do so
+carry the ``process`` mark (still part of the default run).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,10 +42,71 @@ class Result:
         return lines[0]
 
 
-def run(*args: str, env: dict[str, str] | None = None, timeout: float = 60,
-        cwd: Path | None = None) -> Result:
-    proc = subprocess.run([*AJANTIK, *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})}, cwd=cwd)
+def _text_buffer() -> io.TextIOWrapper:
+    # A real binary buffer underneath: `record har -o -` writes to sys.stdout.buffer.
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+
+
+def _read(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    buffer = stream.buffer
+    assert isinstance(buffer, io.BytesIO)
+    return buffer.getvalue().decode("utf-8", "replace")
+
+
+@contextlib.contextmanager
+def _restored_process_state(env: dict[str, str | None], cwd: Path | None) -> Iterator[None]:
+    signals = [s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None))
+               if s is not None]
+    handlers = {s: signal.getsignal(s) for s in signals}
+    logger = logging.getLogger("ajantik")
+    saved_logger = (list(logger.handlers), logger.level, logger.propagate)
+    saved_env = {k: os.environ.get(k) for k in env}
+    saved_cwd = os.getcwd()
+    try:
+        for key, value in env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        if cwd is not None:
+            os.chdir(cwd)
+        yield
+    finally:
+        os.chdir(saved_cwd)
+        for key, old in saved_env.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+        logger.handlers[:], logger.level, logger.propagate = saved_logger
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
+
+
+def run(*args: str, env: dict[str, str | None] | None = None, cwd: Path | None = None) -> Result:
+    """`ajantik ARGS` in this process. ``env`` values of None unset a variable."""
+    from ajantik_cdp.cli.main import main
+
+    out, err = _text_buffer(), _text_buffer()
+    code: int
+    with _restored_process_state(env or {}, cwd), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(list(args))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        else:
+            raise AssertionError("main() returned without sys.exit")
+    return Result(code, _read(out), _read(err))
+
+
+def run_process(*args: str, env: dict[str, str] | None = None, timeout: float = 60,
+                cwd: Path | None = None, program: list[str] | None = None) -> Result:
+    """The real program, in a process of its own (``program`` defaults to
+    ``python -m ajantik_cdp``; pass the console script to test that)."""
+    proc = subprocess.run([*(program or AJANTIK), *args], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})}, cwd=cwd)
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 

@@ -112,10 +112,23 @@ class HitSite:
         code = int(request.query.get("code", "302"))
         return web.Response(status=code, headers={"Location": request.query["to"], **CORS})
 
-    async def _hit(self, request: web.Request) -> web.Response:
+    async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """A handshake is a GET hit (logged above); the socket says hello and closes."""
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_str("hello")
+        await ws.close()
+        return ws
+
+    async def _hit(self, request: web.Request) -> web.StreamResponse:
         if request.method == "OPTIONS":
             return web.Response(status=204, headers=CORS)
         self.hits.append(Hit(request.method, request.host, request.path, await request.read()))
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return await self._websocket(request)
+        if "text/event-stream" in request.headers.get("Accept", ""):
+            return web.Response(text="retry: 60000\ndata: hello\n\n",
+                                content_type="text/event-stream", headers=CORS)
         if request.path.startswith("/denied") and request.method == "GET":
             return web.Response(text="<h1>denied page loaded</h1>", content_type="text/html")
         return web.json_response({"ok": True, "path": request.path}, headers=CORS)

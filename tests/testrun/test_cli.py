@@ -10,12 +10,12 @@ import orjson
 import pytest
 
 from ajantik_cdp.cli.main import main
-from portal_pilot.task import SKILL_DIR
+from ajantik_portal_pilot.task import SKILL_DIR
 from tests.support.records import RecordBuilder
 
 ADAPTER = str(SKILL_DIR / "adapter.py")
 CONFIG = str(SKILL_DIR / "guard.json")
-SKILL = ["--", sys.executable, "-m", "portal_pilot.skill_command", "verifying"]
+SKILL = ["--", sys.executable, "-m", "ajantik_portal_pilot.skill_command", "verifying"]
 
 
 def ajantik(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

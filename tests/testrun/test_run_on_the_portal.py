@@ -29,11 +29,12 @@ import pytest_asyncio
 from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.demo.portal_system import ADAPTER, guard_config_data
 from ajantik_cdp.judge.adapter_api import Record
-from portal_pilot.filing_state import RegistryState
-from portal_pilot.portal import ApiHit, Portal
-from portal_pilot.sign_in import sign_in
-from portal_pilot.task import SKILL_DIR, FilingTask, load_task
-from portal_pilot.truth import registry_truth
+from ajantik_portal_pilot.filing_state import RegistryState
+from ajantik_portal_pilot.portal import ApiHit, Portal
+from ajantik_portal_pilot.sign_in import sign_in
+from ajantik_portal_pilot.task import SKILL_DIR, FilingTask, load_task
+from ajantik_portal_pilot.truth import registry_truth
+from tests.ci.junit_check import read_junit
 
 pytestmark = pytest.mark.browser
 
@@ -42,11 +43,11 @@ NODE_SKILL = ROOT / "examples" / "portal-pilot" / "node-skill" / "file_all.js"
 NODE_MODULES = ROOT / "tests" / "node" / "node_modules"
 MISBEHAVING = Path(__file__).resolve().parent / "programs" / "portal_skill.py"
 TOKEN = "reset-token-for-the-test"
-RESET = f"{shlex.quote(sys.executable)} -m portal_pilot.reset"
+RESET = f"{shlex.quote(sys.executable)} -m ajantik_portal_pilot.reset"
 UPLOADS = "POST /api/filings/*/documents"
 COMPANY = "PUT /api/filings/*/sections/company"
-VERIFYING = [sys.executable, "-m", "portal_pilot.skill_command", "verifying"]
-BLIND = [sys.executable, "-m", "portal_pilot.skill_command", "blind"]
+VERIFYING = [sys.executable, "-m", "ajantik_portal_pilot.skill_command", "verifying"]
+BLIND = [sys.executable, "-m", "ajantik_portal_pilot.skill_command", "blind"]
 CLI_TIMEOUT = 1200.0  # the whole command; the machine is shared and slow
 
 
@@ -207,9 +208,19 @@ async def test_a_node_skill_is_tested_the_same_way(chrome: ChromeProcess, portal
                                                    tmp_path: Path) -> None:
     node = shutil.which("node")
     assert node is not None, "the Node tests need node on PATH"
+    junit, summary = tmp_path / "ci" / "junit.xml", tmp_path / "summary.md"
     ran = await run_cli(chrome, portal, tmp_path, [
-        "--before", RESET, "--only", UPLOADS, "--at", "last", "--yes"], [node, str(NODE_SKILL)])
+        "--before", RESET, "--only", UPLOADS, "--at", "last", "--yes", "--junit", str(junit)],
+        [node, str(NODE_SKILL)],
+        env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
     assert ran.code == 1, ran.err
+    # The CI's view (issue 17): a JUnit file and GitHub's annotations and summary.
+    cases = read_junit(junit.read_bytes())
+    fooled = [c for c in cases if c.name == "R-103" and "phantom_success" in c.classname]
+    assert [(c.kind, c.type) for c in fooled] == [("failure", "silent_wrong")], cases
+    assert any(line.startswith("::error title=silent wrong%3A R-103::")
+               for line in ran.out.splitlines()), ran.out
+    assert "fail the gate" in summary.read_text()
     by_kind = {r["fault"]["kind"]: r for r in ran.test["runs"]}
     assert set(by_kind) == {"phantom_success", "transient_error", "phantom_failure",
                             "session_drop"}

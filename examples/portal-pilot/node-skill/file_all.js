@@ -22,7 +22,7 @@ const puppeteer = require("puppeteer-core");
 
 const here = __dirname;
 const taskFile = process.env.PORTAL_PILOT_TASK
-  || resolve(here, "../portal_pilot/skill/filings.json");
+  || resolve(here, "../ajantik_portal_pilot/skill/filings.json");
 const portal = (process.env.PORTAL_URL || "http://127.0.0.1:8765").replace(/\/$/, "");
 const verify = process.argv.includes("--verify");
 const ORDER = ["company", "officers", "capital", "documents", "declaration"];

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ajantik_cdp.browser.locate import find_chrome
-from ajantik_cdp.core.errors import AjantikError
+from ajantik_cdp.core.errors import ChromeError
 
 # Without these, Chromium on a machine with no internet keeps dialling Google's hosts.
 QUIET_FLAGS = (
@@ -28,11 +29,40 @@ QUIET_FLAGS = (
     "--disable-default-apps",
     "--metrics-recording-only",
 )
+PROFILE_PREFIX = "ajantik-chrome-"  # throwaway profiles, so leftovers can be told apart
 HEADLESS_FLAGS = ("--headless=new", "--disable-gpu", "--hide-scrollbars", "--mute-audio")
 
 
-class ChromeStartError(AjantikError):
+class ChromeStartError(ChromeError):
     pass
+
+
+# What Chrome says when it will not start, put the way a person can act on. Its last line
+# is usually a child process's "zygote_linux.cc: write: Broken pipe": an effect, not the
+# cause, so the cause is looked for first.
+KNOWN_CAUSES = (
+    ("Missing X server or $DISPLAY",
+     "no display to open a window on (Missing X server or $DISPLAY): add --headless, or "
+     "run it in a desktop session"),
+    ("Failed to create a ProcessSingleton",
+     "the profile {profile} is in use by another Chrome (Failed to create a "
+     "ProcessSingleton): close that Chrome, or choose another --profile"),
+)
+# Lines Chromium prints on every start on a server, whatever happens next.
+NOISE = ("zygote_linux.cc", "dbus/bus.cc", "unexpected operator")
+_LOG_PREFIX = re.compile(r"^\[[\d:/.]+:(?:ERROR|FATAL|WARNING|INFO):([^\]]+)\]\s*")
+
+
+def failure_cause(stderr: str, profile: Path) -> str:
+    """The one line that says why Chrome exited, from everything it wrote to stderr."""
+    for needle, cause in KNOWN_CAUSES:
+        if needle in stderr:
+            return cause.format(profile=profile)
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    telling = [ln for ln in lines if not any(n in ln for n in NOISE)]
+    errors = [ln for ln in telling if ":ERROR:" in ln or ":FATAL:" in ln]
+    line = (errors or telling or lines or ["(nothing on stderr)"])[0 if errors else -1]
+    return _LOG_PREFIX.sub("", line)
 
 
 def merge_feature_flags(flags: list[str]) -> list[str]:
@@ -110,7 +140,7 @@ def start_chrome(*, executable: str | None = None, port: int = 0, profile: Path 
     (read back from the profile's DevToolsActivePort file)."""
     exe = executable or find_chrome()
     own = profile is None
-    prof = Path(tempfile.mkdtemp(prefix="ajantik-chrome-")) if profile is None else profile
+    prof = Path(tempfile.mkdtemp(prefix=PROFILE_PREFIX)) if profile is None else profile
     prof.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
         (prof / "DevToolsActivePort").unlink()
@@ -121,10 +151,10 @@ def start_chrome(*, executable: str | None = None, port: int = 0, profile: Path 
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             err = (proc.stderr.read() if proc.stderr else b"").decode("utf-8", "replace")
-            last = next((ln for ln in reversed(err.strip().splitlines()) if ln.strip()), "")
             if own:
                 shutil.rmtree(prof, ignore_errors=True)
-            raise ChromeStartError(f"{exe} exited with code {proc.returncode}: {last}")
+            raise ChromeStartError(f"{exe} exited with code {proc.returncode}: "
+                                   f"{failure_cause(err, prof)}")
         # Chrome writes DevToolsActivePort only when it chose the port itself (port 0);
         # with a fixed port, ask the port.
         active = read_active_port(prof) if port == 0 else (port if _answers(port) else None)

@@ -8,7 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ajantik_cdp.core.errors import AjantikError
+from ajantik_cdp.core.errors import ChromeError
 
 PATH_NAMES = (
     "google-chrome", "google-chrome-stable", "chromium", "chromium-browser", "chrome",
@@ -33,7 +33,7 @@ HOW_TO_GET_ONE = (
 )
 
 
-class BrowserNotFound(AjantikError):
+class BrowserNotFound(ChromeError):
     pass
 
 

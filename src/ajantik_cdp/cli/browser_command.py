@@ -11,6 +11,8 @@ import click
 from ajantik_cdp.browser.launch import start_chrome, stop_on_signals
 from ajantik_cdp.browser.locate import find_chrome
 from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME
+from ajantik_cdp.output_folder import make_folder
 
 NAME = "ajantik browser"
 DEFAULT_PROFILE = Path("~/.ajantik/chrome-profile")
@@ -38,17 +40,20 @@ def browser_command(port: int, profile: Path, headless: bool, executable: Path |
 
     It runs in the foreground; Ctrl-C closes it. Log in to the portal in the window it
     opens, then put `ajantik cdp --upstream http://127.0.0.1:PORT` in front of it.
+    Exit codes: 0 Chrome was closed, 2 the port is in use, 3 no Chrome found or it would
+    not start.
     """
     exe = str(executable) if executable else find_chrome()
     if _port_in_use(port):
         raise CommandFailed(NAME, f"port {port} is in use (is Chrome already running there? "
-                            "check http://127.0.0.1:%d/json/version)" % port, 1)
+                            "check http://127.0.0.1:%d/json/version)" % port, EXIT_BAD_INPUT)
     profile = profile.expanduser()
+    make_folder(profile, "--profile", profile)
     try:
         chrome = start_chrome(executable=exe, port=port, profile=profile, headless=headless,
                               quiet=headless)
     except OSError as exc:
-        raise CommandFailed(NAME, str(exc), 1) from None
+        raise CommandFailed(NAME, str(exc), EXIT_CHROME) from None
     click.echo(f"{NAME}: ran {shlex.join(chrome.command)}", err=True)
     click.echo(f"{NAME}: Chrome is ready at http://127.0.0.1:{chrome.port} "
                f"(profile {profile}); Ctrl-C to close it", err=True)

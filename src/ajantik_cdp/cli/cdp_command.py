@@ -7,18 +7,27 @@ from pathlib import Path
 
 import click
 
+from ajantik_cdp.cli.env_options import from_environment
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
-from ajantik_cdp.config_file import load_config_file
+from ajantik_cdp.config_file import (
+    EXAMPLE_PREFIX,
+    EXAMPLES,
+    config_path,
+    example_names,
+    load_config_file,
+)
 from ajantik_cdp.core.config import ConfigError, GuardConfig, parse_config
 from ajantik_cdp.core.faults import FaultSpec, FaultSpecError, parse_fault
 from ajantik_cdp.core.film import DEFAULT_FPS, MAX_FPS, FilmPolicy
+from ajantik_cdp.output_folder import make_parent
 from ajantik_cdp.proxy.film import FilmSettings
-from ajantik_cdp.proxy.server import GuardOptions, GuardStartError, run_guard
+from ajantik_cdp.proxy.server import GuardOptions, run_guard
 
 NAME = "ajantik cdp"
 
 
+@from_environment("AJANTIK_CDP")
 @click.command("cdp")
 @click.option("--upstream", required=True, metavar="URL",
               help="Chrome's debugging address, e.g. http://127.0.0.1:9335, or its browser "
@@ -29,14 +38,16 @@ NAME = "ajantik cdp"
               help="Port skills connect to (CDP_URL=http://127.0.0.1:PORT). 0 picks a free one.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Anything but loopback exposes the logged-in browser.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--config", "config_text", metavar="FILE|example:NAME",
               help="Guard rules, JSON or YAML: deny, deny_clicks, allow_writes, record, redact, "
               "share_cookies. "
-              "See guards/ for commented examples.")
+              "Shipped, commented examples: "
+              + ", ".join(EXAMPLE_PREFIX + n for n in example_names())
+              + f" (in {EXAMPLES}; copy one to start yours).")
 @click.option("--record", "record_path", default="ajantik-cdp.jsonl", show_default=True,
               type=click.Path(path_type=Path, dir_okay=False),
-              help="The JSONL record of every write and block. An earlier record at this path "
-              "is moved aside, never overwritten.")
+              help="The JSONL record of every write and block (its folder is created if "
+              "missing). An earlier record at this path is moved aside, never overwritten.")
 @click.option("--fault", "fault_text", metavar="KIND:PATTERN",
               help="Inject one fault on a write whose URL matches PATTERN. KIND is "
               "phantom_success, transient_error, phantom_failure or session_drop.")
@@ -59,7 +70,7 @@ NAME = "ajantik cdp"
               help="Most screencast frames kept per second and page (Chrome sends one only "
               "when the page changed).")
 @click.option("-v", "--verbose", is_flag=True, help="Log debugging detail.")
-def cdp_command(upstream: str, port: int, host: str, config_path: Path | None,
+def cdp_command(upstream: str, port: int, host: str, config_text: str | None,
                 record_path: Path, fault_text: str | None, fault_at: int,
                 allow_origins: tuple[str, ...], hold_timeout: float, film_dir: Path | None,
                 film_fps: float, verbose: bool) -> int:
@@ -69,6 +80,7 @@ def cdp_command(upstream: str, port: int, host: str, config_path: Path | None,
     chromium --user-data-dir=$HOME/.portal-profile --remote-debugging-port=9335
     ajantik cdp --upstream http://127.0.0.1:9335 --port 9333 --config guard.json
     CDP_URL=http://127.0.0.1:9333 python step.py
+    ajantik cdp --upstream http://127.0.0.1:9335 --config example:portal   # shipped
 
     The guard keeps its own DevTools session on every tab, frame and worker. Denied
     writes and page loads fail with net::ERR_BLOCKED_BY_CLIENT, presses on deny_clicks
@@ -76,25 +88,32 @@ def cdp_command(upstream: str, port: int, host: str, config_path: Path | None,
     stay in Chrome: a client's cookie reads come back without them (config key
     share_cookies hands some or all out). If the guard
     loses Chrome it closes every client connection and exits with code 3. Ctrl-C, SIGTERM
-    and SIGHUP stop it cleanly (exit 0).
+    and SIGHUP stop it cleanly (exit 0). Exit codes: 0 stopped, 2 bad flags or config,
+    3 Chrome cannot be reached or was lost.
+
+    Every option can also be set in the environment variable named after it (below);
+    the command line wins.
     """
     configure(NAME, verbose)
-    config = _load_config(config_path)
+    config = _load_config(config_text)
     fault = _parse_fault(fault_text, fault_at)
+    make_parent(record_path, "--record")
     options = GuardOptions(
         upstream=upstream, config=config, host=host, port=port, record_path=record_path,
         allow_origins=allow_origins, fault=fault, hold_timeout=hold_timeout,
         film=FilmSettings(film_dir, FilmPolicy(fps=film_fps)) if film_dir else None,
     )
-    try:
-        return asyncio.run(run_guard(options))
-    except GuardStartError as exc:
-        raise CommandFailed(NAME, str(exc), 1) from None
+    return asyncio.run(run_guard(options))
 
 
-def _load_config(path: Path | None) -> GuardConfig:
+def _load_config(text: str | None) -> GuardConfig:
     try:
-        return load_config_file(path) if path is not None else parse_config({}, "(none)")
+        if text is None:
+            return parse_config({}, "(none)")
+        path = config_path(text)
+        if text.startswith(EXAMPLE_PREFIX):
+            click.echo(f"{NAME}: config {text} is {path}", err=True)
+        return load_config_file(path)
     except ConfigError as exc:
         raise CommandFailed(NAME, f"bad config {exc}", 2) from None
 

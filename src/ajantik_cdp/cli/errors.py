@@ -4,11 +4,11 @@ and shown by ``cli/main.py``; this is for the messages no error class carries.""
 
 from __future__ import annotations
 
-from ajantik_cdp.core.errors import EXIT_FAILED, AjantikError
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT, AjantikError
 
 
 class CommandFailed(AjantikError):
-    def __init__(self, command: str, message: str, exit_code: int = EXIT_FAILED) -> None:
+    def __init__(self, command: str, message: str, exit_code: int = EXIT_BAD_INPUT) -> None:
         super().__init__(message)
         self.command = command
         self.exit_code = exit_code

@@ -7,7 +7,10 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from ajantik_cdp.ci.judge_outputs import judge_outputs
+from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
 from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT
 from ajantik_cdp.core.run_gate import EXTRA_FAIL_ON, GatePolicy
 from ajantik_cdp.core.verdicts import Verdict
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable, Report
@@ -16,11 +19,11 @@ from ajantik_cdp.judge.judging import Judgement, judge
 from ajantik_cdp.judge.verdict_file import Source, Sources, encode_verdicts, verdicts_data
 from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
 from ajantik_cdp.judge.verdict_table import print_judgement
+from ajantik_cdp.output_folder import make_parent
 from ajantik_cdp.player.view import film_view
 from ajantik_cdp.record.reader import load_record
 
 NAME = "ajantik test judge"
-EXIT_BAD_INPUT = 2
 
 _file = click.Path(path_type=Path, dir_okay=False)
 # Always failing: accepted by --fail-on so older CI lines keep working.
@@ -46,6 +49,8 @@ FAIL_ON_CHOICES = (*ALWAYS_FAIL, *sorted(v.value for v in EXTRA_FAIL_ON))
 @click.option("--film", "film_dir", type=click.Path(path_type=Path, file_okay=False),
               metavar="DIR", help="Where the run's frames are, if the film folder was moved "
               "(default: the folder named in the record).")
+@junit_option("one testcase per unit and one for the gate (<failure> for silent wrong, "
+              "damage and what the gate fails on, <error> when the run is no test)")
 @click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(FAIL_ON_CHOICES),
               help="Also fail on this verdict (repeatable): reported_honestly, "
               "over_cautious. Silent wrong, damage and unscorable units always fail.")
@@ -54,6 +59,7 @@ FAIL_ON_CHOICES = (*ALWAYS_FAIL, *sorted(v.value for v in EXTRA_FAIL_ON))
               "output says which were let through; they are never counted as correct.")
 def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
                   out_path: Path | None, html_path: Path | None, film_dir: Path | None,
+                  junit_path: Path | None,
                   fail_on: tuple[str, ...], allow_unscorable: bool) -> int:
     """Give each unit of work one verdict, from the guard's record, not from the skill.
 
@@ -87,6 +93,7 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
                             "each other; choose one", EXIT_BAD_INPUT)
     policy = GatePolicy(allow_unscorable=allow_unscorable,
                         fail_on=frozenset(Verdict(v) for v in fail_on if v not in ALWAYS_FAIL))
+    check_junit(junit_path)
     judgement = run_judge(adapter_path, record_path, message_path)
     gate = judgement.gate(policy)
     sources = Sources(Source.of(adapter_path), Source.of(record_path), Source.of(message_path))
@@ -95,15 +102,16 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
     for note in judgement.notes:
         click.echo(f"{NAME}: warning: {note}", err=True)
     if out_path is not None:
-        _write(out_path, encode_verdicts(verdicts_data(judgement, sources, policy)))
+        _write(out_path, "--out", encode_verdicts(verdicts_data(judgement, sources, policy)))
         click.echo(f"verdicts: {out_path}")
     if html_path is not None:
         film = film_view(load_record(record_path), "run", film_dir)
         page = Page(title=f"Verdicts for {record_path.name}",
                     runs=(RunView("run", str(record_path), judgement, sources, policy,
                                   film=film),))
-        _write(html_path, render_page(page).encode())
+        _write(html_path, "--html", render_page(page).encode())
         click.echo(f"page: {html_path}")
+    publish(NAME, judge_outputs(record_path.name, judgement, gate, policy), junit_path)
     if gate.allowed:
         click.echo(f"{NAME}: --allow-unscorable let through: " + "; ".join(gate.allowed),
                    err=True)
@@ -137,9 +145,9 @@ def run_judge(adapter_path: Path, record_path: Path, message_path: Path) -> Judg
         raise CommandFailed(NAME, str(exc), EXIT_BAD_INPUT) from None
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(path: Path, flag: str, data: bytes) -> None:
+    make_parent(path, flag)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     except OSError as exc:
         raise CommandFailed(NAME, f"cannot write {path}: {exc.strerror or exc}",

@@ -17,7 +17,13 @@ import click
 
 from ajantik_cdp import __version__
 from ajantik_cdp.cli.errors import CommandFailed
-from ajantik_cdp.core.errors import EXIT_INTERNAL, AjantikError
+from ajantik_cdp.core.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    AjantikError,
+)
 
 # Each command is imported when it is run: `ajantik cdp` need not load Playwright, Jinja
 # and the gauntlet to start a guard (or to refuse a bad flag), which halves its start.
@@ -100,28 +106,25 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.NoArgsIsHelpError as exc:
         # `ajantik` or `ajantik gauntlet` alone: show what there is, as --help does.
         click.echo(exc.ctx.get_help() if exc.ctx else cli.get_help(click.Context(cli)))
-        sys.exit(0)
+        sys.exit(EXIT_OK)
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx else "ajantik"
         click.echo(f"{where}: error: {exc.format_message()} (see `{where} --help`)", err=True)
-        sys.exit(2)
+        sys.exit(EXIT_BAD_INPUT)
     except AjantikError as exc:  # every error a person can cause, mapped here alone
         where = exc.command if isinstance(exc, CommandFailed) else command_path(args)
         click.echo(f"{where}: error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        click.echo(f"ajantik: error: {exc.format_message()}", err=True)
-        sys.exit(exc.exit_code)
-    except click.Abort:
-        click.echo("ajantik: aborted", err=True)
-        sys.exit(130)
-    except KeyboardInterrupt:
+    except click.ClickException as exc:  # click.FileError and kin: what was handed in
+        click.echo(f"{command_path(args)}: error: {exc.format_message()}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except (click.Abort, KeyboardInterrupt):  # click turns Ctrl-C into Abort
         click.echo("ajantik: interrupted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:  # a bug: still one line, with a way to see the traceback
         if os.environ.get("AJANTIK_DEBUG"):
             raise
         click.echo(f"ajantik: internal error: {exc!r} (set AJANTIK_DEBUG=1 for the traceback)",
                    err=True)
         sys.exit(EXIT_INTERNAL)
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.exit(code if isinstance(code, int) else EXIT_OK)

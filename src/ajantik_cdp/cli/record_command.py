@@ -13,6 +13,8 @@ import orjson
 from rich.console import Console
 
 from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.core.plurals import counted
+from ajantik_cdp.output_folder import make_parent
 from ajantik_cdp.player.page import render_film_page
 from ajantik_cdp.player.view import film_view
 from ajantik_cdp.record.har import to_har
@@ -89,12 +91,13 @@ def film_command(path: Path, film_dir: Path | None, output: Path | None) -> None
     target = output or path.with_suffix(".film.html")
     for note in view.notes:
         click.echo(f"{name}: warning: {note}", err=True)
+    make_parent(target, "-o")
     try:
         _write_atomically(target, render_film_page(f"Film of {path.name}", view).encode())
     except OSError as exc:
         raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}", 1) from None
-    click.echo(f"wrote {target} ({len(view.frames)} frames, {len(view.entries)} timeline "
-               "entries)", err=True)
+    click.echo(f"wrote {target} ({counted(len(view.frames), 'frame')}, "
+               f"{counted(len(view.entries), 'timeline entry', 'timeline entries')})", err=True)
 
 
 @record_command.command("har")
@@ -117,12 +120,13 @@ def har_command(path: Path, output: Path | None) -> None:
     target = output or path.with_suffix(".har")
     if target.resolve() == path.resolve():
         raise CommandFailed(name, f"{target} is the record itself; choose another -o", 2)
+    make_parent(target, "-o")
     try:
         _write_atomically(target, data)
     except OSError as exc:
-        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}", 1) from None
-    click.echo(f"wrote {target} ({len(record.requests)} requests, {len(record.blocks)} "
-               "blocks)", err=True)
+        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {target} ({counted(len(record.requests), 'request')}, "
+               f"{counted(len(record.blocks), 'block')})", err=True)
 
 
 def _write_atomically(target: Path, data: bytes) -> None:

@@ -14,6 +14,8 @@ import click
 
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.logging_setup import configure
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT
+from ajantik_cdp.output_folder import make_parent
 from ajantik_shop import VARIANT_NAMES, VARIANTS, BrowserSetup, RunCoordinates, ShopServer
 
 NAME = "ajantik shop"
@@ -46,14 +48,14 @@ def _is_loopback(host: str) -> bool:
 
 
 def _write_secret(path: Path, secret: str) -> None:
+    make_parent(path, "--secret-file")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as out:
             out.write(secret + "\n")
     except OSError as exc:
-        raise CommandFailed(NAME, f"cannot write --secret-file {path}: {exc.strerror}", 1) \
-            from None
+        raise CommandFailed(NAME, f"cannot write --secret-file {path}: {exc.strerror}",
+                            EXIT_BAD_INPUT) from None
 
 
 @click.command("shop")
@@ -101,9 +103,9 @@ def shop_command(port: int, host: str, variant: str, suite_run: str, repetition:
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise CommandFailed(NAME, f"port {port} on {host} is in use (pick another with "
-                                "--port, or 0 for a free one)", 1) from None
+                                "--port, or 0 for a free one)", EXIT_BAD_INPUT) from None
         raise CommandFailed(NAME, f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-                            1) from None
+                            EXIT_BAD_INPUT) from None
 
 
 def say(line: str) -> None:

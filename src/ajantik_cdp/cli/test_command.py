@@ -20,6 +20,8 @@ import aiohttp
 import click
 from rich.console import Console
 
+from ajantik_cdp.ci.judge_outputs import runs_outputs
+from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
 from ajantik_cdp.cli.judge_command import judge_command
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.config_file import load_config_file
@@ -187,11 +189,14 @@ def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: 
 
 @click.command("run", context_settings={"allow_interspersed_args": False})
 @_shared
+@junit_option("one testcase per unit of every run and one per run's gate (classname: "
+              "test/run), <failure> for silent wrong, damage and what the gate fails on")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def run_command(adapter_path: Path | None, upstream: str | None, config_path: Path | None,
                 before: str | None, faults_text: str | None, at_text: str, reps: int,
                 only_points: tuple[str, ...], deadline: float, allow_unscorable: bool,
-                yes: bool, out_dir: Path, verbose: bool, command: tuple[str, ...]) -> int:
+                yes: bool, out_dir: Path, verbose: bool, junit_path: Path | None,
+                command: tuple[str, ...]) -> int:
     """Crash-test a skill on your own system: a clean run, then every fault, judged.
 
     \b
@@ -247,6 +252,7 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
         raise BadInput("it runs your skill against your real system and asks first; with "
                        "no terminal to ask on, pass --yes (for CI)")
     _check_out_parent(out_dir)
+    check_junit(junit_path)
     # Before anything is written: a Chrome that is not running (or a port that is not
     # Chrome's) is the usual first failure, and it is one line.
     _check_upstream(upstream)
@@ -274,6 +280,10 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
         outcome, out_dir, title=f"ajantik test run: {test.skill.label}",
         intro=_intro(outcome), command=[Path(sys.argv[0]).name, *sys.argv[1:]])
     code = exit_code(outcome)
+    publish(RUN, runs_outputs(RUN, [(f"{r.test}/{r.planned.label}", r.judgement, r.gate)
+                                    for t in outcome.tests for r in t.all_runs],
+                              outcome.tests[0].test.options.policy if outcome.tests
+                              else GatePolicy(), seconds=outcome.seconds), junit_path)
     _say_end(outcome, code, results, report)
     return code
 

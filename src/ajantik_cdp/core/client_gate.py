@@ -59,6 +59,20 @@ REFUSED_METHODS = {
 }
 
 
+def is_settings_url(url: str) -> bool:
+    """Chrome's settings page, the one place that can turn "Preload pages" back on while
+    the guard keeps it off (``about:settings`` is Chrome's alias for it)."""
+    text = url.strip().lower()
+    for scheme in ("chrome://", "about:"):
+        if text.startswith(scheme):
+            return text[len(scheme):].startswith("settings")
+    return False
+
+
+SETTINGS_REFUSAL = ("it can turn Chrome's speculative loading ('Preload pages') back on, "
+                    "which the guard keeps off while it runs")
+
+
 class RouteKind(Enum):
     FORWARD = "forward"  # send ``text`` upstream
     HOLD = "hold"  # wait until ``target_id`` is settled, then route the message again
@@ -176,6 +190,11 @@ class ClientGate:
                 _error(msg_id, session_id, -32000, f"ajantik cdp refuses {method}: {refused}"),
             )
 
+        if method in ("Target.createTarget", "Page.navigate") and \
+                is_settings_url(str(params.get("url", ""))):
+            return Route(RouteKind.REPLY, _error(
+                msg_id, session_id, -32000,
+                f"ajantik cdp refuses to open {params.get('url')}: {SETTINGS_REFUSAL}"))
         if method in COOKIE_READS and not self.cookies.share_all:
             key = (session_id, msg_id)
             self.cookie_reads[key] = self.cookie_reads.get(key, 0) + 1

@@ -53,8 +53,8 @@ from ajantik_cdp.core.request_plan import (
     made_up_answer,
     plan_request,
 )
-from ajantik_cdp.core.rules import Decision
-from ajantik_cdp.core.targets import DOCUMENT_TYPES, TargetBook
+from ajantik_cdp.core.rules import Decision, Source
+from ajantik_cdp.core.targets import DOCUMENT_TYPES, Target, TargetBook
 
 BLOCKED = "BlockedByClient"
 # Pauses remembered to drop Chrome's repeats, requests awaiting their answer, frames whose
@@ -150,6 +150,19 @@ class ReportRequest:
 
 Command = (Continue | Fail | Fulfil | ContinueResponse | ReadBody | FindFrame | ReportBlock
            | ReportRequest)
+
+
+def source_of(target: Target | None) -> Source:
+    """Who made a request, from the target its pause names (its ``frameId`` is a worker's
+    or an out-of-process frame's target id; a frame inside a page is not a target and so
+    counts as that page's)."""
+    if target is None:
+        return Source.PAGE
+    if target.url.startswith("chrome-extension://"):
+        return Source.EXTENSION
+    if target.target_type == "service_worker":
+        return Source.SERVICE_WORKER
+    return Source.PAGE
 
 
 # -- the machine --------------------------------------------------------------------------
@@ -248,7 +261,9 @@ class Interception:
         return True
 
     def _on_request(self, req: PausedRequest) -> list[Command]:
-        plan = plan_request(self.config, self.faults, req.facts, recording=self.recording)
+        source = source_of(self.targets.get(req.frame_id) if req.frame_id else None)
+        plan = plan_request(self.config, self.faults, req.facts(source),
+                            recording=self.recording)
         flight = _Flight(req, plan)
         sid, rid = req.session_id, req.request_id
         if plan.step is Step.CONTINUE:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ajantik_cdp.core.rules import RequestFacts
+from ajantik_cdp.core.rules import RequestFacts, Source
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,9 @@ class PausedRequest:
     is_redirect: bool
     paused_at: str  # when the guard first held it (ISO time, given by the caller)
 
-    @property
-    def facts(self) -> RequestFacts:
-        return RequestFacts(self.method, self.url, self.resource_type, self.is_redirect)
+    def facts(self, source: Source = Source.PAGE) -> RequestFacts:
+        return RequestFacts(self.method, self.url, self.resource_type, self.is_redirect,
+                            source)
 
 
 @dataclass(frozen=True)
@@ -48,18 +48,32 @@ def is_response_stage(params: Mapping[str, Any]) -> bool:
             or params.get("responseErrorReason") is not None)
 
 
+# Resource types Chrome gives an EventSource's request (measured on Chrome 156: "XHR",
+# from a page and from a worker); its Accept header is what names it.
+_EVENT_SOURCE_AS = frozenset({"XHR", "Fetch", "Other"})
+
+
+def resource_type(params: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+    given = str(params.get("resourceType", "Other"))
+    accept = next((v for k, v in headers.items() if k.lower() == "accept"), "")
+    if given in _EVENT_SOURCE_AS and accept.strip().lower().startswith("text/event-stream"):
+        return "EventSource"
+    return given
+
+
 def read_request(session_id: str | None, params: Mapping[str, Any],
                  paused_at: str) -> PausedRequest:
     req = params.get("request") or {}
     frame_id = params.get("frameId")
+    headers = {str(k): str(v) for k, v in (req.get("headers") or {}).items()}
     return PausedRequest(
         request_id=str(params.get("requestId", "")),
         session_id=session_id,
         frame_id=frame_id if isinstance(frame_id, str) and frame_id else None,
         method=str(req.get("method", "GET")),
         url=str(req.get("url", "")) + str(req.get("urlFragment", "")),
-        resource_type=str(params.get("resourceType", "Other")),
-        headers={str(k): str(v) for k, v in (req.get("headers") or {}).items()},
+        resource_type=resource_type(params, headers),
+        headers=headers,
         body=_post_body(req),
         is_redirect=params.get("redirectedRequestId") is not None,
         paused_at=paused_at,

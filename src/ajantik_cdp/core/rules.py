@@ -47,6 +47,27 @@ INTERCEPTED_RESOURCE_TYPES = (
 )
 
 
+class Source(Enum):
+    """Who made a request, as far as it changes the decision."""
+
+    PAGE = "page"  # a document, its frames and dedicated workers, a shared worker
+    # A site's service worker: its fetch() can carry a navigation it intercepted
+    # (``fetch(event.request)``), which Chrome reports as a GET of type XHR with nothing
+    # reliable to tell it from a read. Every request it makes to a denied URL is treated
+    # as a page load.
+    SERVICE_WORKER = "service_worker"
+    # An extension's own worker or page (``chrome-extension://``): held to ``deny`` only,
+    # so it still reaches its own server when ``allow_writes`` names only the portal.
+    EXTENSION = "extension"
+
+
+# Channels that stay open for the server to push through: a denied URL is denied for them
+# whatever the method, as a page load is (a read that the page keeps listening to).
+# Chrome 156 pauses an EventSource as "XHR"; ``paused.py`` names it from its Accept header.
+# WebSockets never reach Fetch: ``socket_rules.py`` decides them.
+CONNECTION_TYPES = frozenset({"EventSource"})
+
+
 class Action(Enum):
     ALLOW = "allow"
     BLOCK = "block"
@@ -58,6 +79,7 @@ class RequestFacts:
     url: str
     resource_type: str
     is_redirect: bool = False
+    source: Source = Source.PAGE
 
 
 @dataclass(frozen=True)
@@ -112,13 +134,14 @@ def _refused_reading(rules: tuple[UrlRule, ...], forms: UrlForms) -> str | None:
 
 def decide(config: GuardConfig, facts: RequestFacts) -> Decision:
     write = is_write(facts.method)
-    page_load = facts.resource_type == "Document"
+    page_load = facts.resource_type == "Document" or facts.source is Source.SERVICE_WORKER
+    connection = facts.resource_type in CONNECTION_TYPES
     forms = url_forms(facts.url)
-    if write or page_load or facts.is_redirect:
+    if write or page_load or connection or facts.is_redirect:
         denied = _matching(config.deny, forms)
         if denied is not None:
             return Decision(Action.BLOCK, "deny", denied, record=False, is_write=write)
-    if write and config.allow_writes is not None:
+    if write and config.allow_writes is not None and facts.source is not Source.EXTENSION:
         refused = _refused_reading(config.allow_writes, forms)
         if refused is not None:
             return Decision(Action.BLOCK, "allow_writes", None, record=False, is_write=write,

@@ -32,6 +32,9 @@ CONTAINER_TYPES = frozenset({"tab", "browser"})
 # Types whose sessions can host Page.* commands (deny_clicks scripts, navigation).
 DOCUMENT_TYPES = frozenset({"page", "iframe", "webview"})
 
+# Workers Chrome stops and starts again on the same DevTools session.
+RESTARTING_TYPES = frozenset({"service_worker", "shared_worker"})
+
 # A request whose target Chrome has already destroyed (a beacon or fetchLater sent while
 # its tab closes) is still named after that target: the guard keeps this many behind.
 GONE_KEPT = 256
@@ -60,6 +63,17 @@ class InstallPlan:
     join_net: bool = True
     auto_attach: bool = True
     page_scripts: bool = False
+    # Shared and service workers stop (idle, ServiceWorker.stopAllWorkers) and start
+    # again on the same session, waiting for the debugger, with no new attach: the guard
+    # watches for the restart (Inspector events) to release them.
+    watch_restarts: bool = False
+    # Network.setBypassServiceWorker on documents: their navigations and requests go to
+    # the network, where the net decides them, instead of to a service worker. Navigation
+    # preload (explicit, and Chrome's automatic one for a worker that is not running) is
+    # a request no Fetch session sees; bypassing is the one switch that stops it for
+    # every spelling of a denied URL (measured on Chrome 156: emulation rules by URL
+    # pattern are case- and escape-sensitive, and ignore regular-expression groups).
+    bypass_service_workers: bool = False
 
 
 def install_plan(target_type: str) -> InstallPlan:
@@ -72,7 +86,9 @@ def install_plan(target_type: str) -> InstallPlan:
         return InstallPlan(join_net=False)
     # Everything else, known (page, iframe, shared and service workers) or not, joins the
     # net; a type that refuses it stays paused rather than run outside it.
-    return InstallPlan(page_scripts=target_type in DOCUMENT_TYPES)
+    return InstallPlan(page_scripts=target_type in DOCUMENT_TYPES,
+                       bypass_service_workers=target_type in DOCUMENT_TYPES,
+                       watch_restarts=target_type in RESTARTING_TYPES)
 
 
 def is_settled(state: TargetState) -> bool:

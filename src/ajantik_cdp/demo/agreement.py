@@ -1,7 +1,7 @@
 """Holding the judge's verdicts against what the portal really holds (pure).
 
 The portal's side (``Truth``) is computed from the portal's own state by code that shares
-nothing with the adapter (examples/portal-pilot/portal_pilot/truth.py): its own "done
+nothing with the adapter (examples/portal-pilot/ajantik_portal_pilot/truth.py): its own "done
 right", its own damage. So a blind spot in the adapter shows here as a disagreement
 rather than being repeated by the check.
 

@@ -17,9 +17,9 @@ from ajantik_cdp.demo.agreement import disagreements
 from ajantik_cdp.judge.judging import Judgement
 from ajantik_cdp.testrun.plan.run_plan import PlannedRun
 from ajantik_cdp.testrun.run.workspace import Check, Workspace
-from portal_pilot.portal import Portal
-from portal_pilot.task import SKILL_DIR, FilingTask
-from portal_pilot.truth import FilingTruth, registry_truth
+from ajantik_portal_pilot.portal import Portal
+from ajantik_portal_pilot.task import SKILL_DIR, FilingTask
+from ajantik_portal_pilot.truth import FilingTruth, registry_truth
 
 ADAPTER = SKILL_DIR / "adapter.py"
 GUARD_CONFIG = SKILL_DIR / "guard.json"

@@ -13,7 +13,7 @@ from ajantik_cdp.demo.portal_system import ADAPTER, PortalSystem
 from ajantik_cdp.demo.scripted import ScriptedSkill
 from ajantik_cdp.judge.adapter_loader import load_adapter
 from ajantik_cdp.testrun.run.runner import Outcome, Progress, SkillTest, run_tests
-from portal_pilot.task import load_task
+from ajantik_portal_pilot.task import load_task
 
 
 async def run_demo(out_dir: Path, progress: Progress, *, workers: int = 2,

@@ -13,9 +13,9 @@ from typing import Any
 from ajantik_cdp.judge.adapter_loader import AdapterError
 from ajantik_cdp.testrun.run.ask_lines import Ask
 from ajantik_cdp.testrun.run.skill import AskExchange, SkillContext, SkillRun
-from portal_pilot.scripted_skills import SKILLS
-from portal_pilot.sign_in import sign_in
-from portal_pilot.task import FilingTask
+from ajantik_portal_pilot.scripted_skills import SKILLS
+from ajantik_portal_pilot.sign_in import sign_in
+from ajantik_portal_pilot.task import FilingTask
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class ScriptedSkill:
 
     @property
     def label(self) -> str:
-        return f"portal_pilot.scripted_skills.{self.name}"
+        return f"ajantik_portal_pilot.scripted_skills.{self.name}"
 
     async def run(self, ctx: SkillContext) -> SkillRun:
         started = time.monotonic()

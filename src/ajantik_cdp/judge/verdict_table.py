@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.run_gate import GateResult
 from ajantik_cdp.core.verdicts import Said, Verdict
 from ajantik_cdp.judge.judging import Judgement, UnitResult
@@ -37,6 +38,8 @@ def line_ranges(numbers: tuple[int, ...]) -> str:
 
 def _holds(u: UnitResult) -> Text:
     lines = line_ranges(u.held.evidence)
+    n = len(u.held.evidence)
+    cited = "no record line" if n == 0 else f"record line{'s' if n > 1 else ''} {lines}"
     if u.world.done_right is None:
         head = f"cannot tell: {u.world.reason}"
     elif u.world.done_right:
@@ -44,7 +47,7 @@ def _holds(u: UnitResult) -> Text:
     else:
         head = "not done right: " + "; ".join(u.problems)
     # Text, not markup: record content may hold square brackets.
-    return Text(head) + Text(f" (record lines {lines})", style="dim")
+    return Text(head) + Text(f" ({cited})", style="dim")
 
 
 def _said(u: UnitResult) -> Text:
@@ -57,6 +60,15 @@ def _said(u: UnitResult) -> Text:
     said = claim.said.value.replace("_", " ")
     form = Text(f" (from a {claim.form})", style="dim") if claim.form else Text("")
     return Text(f'{said}: "{quote}"') + form
+
+
+def held_words(u: UnitResult) -> str:
+    """What the system holds, as the table says it, in plain words (CI outputs)."""
+    return _holds(u).plain
+
+
+def said_words(u: UnitResult) -> str:
+    return _said(u).plain
 
 
 def judgement_table(j: Judgement, title: str | None = None) -> Table:
@@ -84,7 +96,7 @@ def summary_line(j: Judgement) -> str:
     damage = f"; {len(j.damage)} damage" if j.damage else "; no damage"
     extra = f" ({len(unit_free)} tied to no unit)" if unit_free else ""
     fault = ("; the fault never fired" if j.record.fault_fired is False else "")
-    return f"{len(j.units)} unit(s): " + ", ".join(parts) + damage + extra + fault
+    return f"{counted(len(j.units), 'unit')}: " + ", ".join(parts) + damage + extra + fault
 
 
 def gate_line(gate: GateResult) -> Text:

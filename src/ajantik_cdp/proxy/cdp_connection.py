@@ -100,16 +100,33 @@ class CdpConnection:
 
     async def send(self, method: str, params: dict[str, Any] | None = None,
                    session_id: str | None = None, timeout: float = 30.0) -> Any:
-        if self.closed.is_set():
-            raise ConnectionLost(f"{method}: connection to Chrome closed")
-        msg_id, text = self._encode(method, params, session_id)
+        return await self.answer(self.start(method, params, session_id), method, timeout)
+
+    def start(self, method: str, params: dict[str, Any] | None = None,
+              session_id: str | None = None) -> asyncio.Future[Any]:
+        """Queue a command now and return the future of its answer (await it with
+        ``answer``). For a target still waiting for the debugger: its renderer-side
+        commands must be on the wire before the release, but answer only after it."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        # Whoever drops the future (a target that went away) must not leave an
+        # unretrieved exception behind.
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+        if self.closed.is_set():
+            fut.set_exception(ConnectionLost(f"{method}: connection to Chrome closed"))
+            return fut
+        msg_id, text = self._encode(method, params, session_id)
         self._pending[msg_id] = (method, fut)
+        fut.add_done_callback(lambda _: self._pending.pop(msg_id, None))
         self._queue(text)
+        return fut
+
+    @staticmethod
+    async def answer(fut: asyncio.Future[Any], method: str, timeout: float = 30.0) -> Any:
         try:
-            return await asyncio.wait_for(fut, timeout)
-        finally:
-            self._pending.pop(msg_id, None)
+            return await asyncio.wait_for(asyncio.shield(fut), timeout)
+        except TimeoutError:
+            fut.cancel()
+            raise TimeoutError(f"{method}: no answer in {timeout:g} s") from None
 
     def post(self, method: str, params: dict[str, Any] | None = None,
              session_id: str | None = None) -> None:

@@ -4,9 +4,17 @@ On its own browser connection the guardian first enables Fetch on the browser se
 net: every request of every target, attached or not, is paused there and decided by
 ``core/interception.py``), then auto-attaches to every target, old and new, in every
 browser context, with ``waitForDebuggerOnStart``. On each one it installs auto-attach (so
-the target's frames and workers come to it paused too) and the page scripts, and only then
-releases it. A target it cannot install itself on stays paused and is marked FAILED, so
-the client gate refuses every command for it.
+the target's frames and workers come to it paused too), the WebSocket rules
+(``websocket_guard.py``) and the page scripts, and releases it once the browser-side steps
+are answered (renderer-side ones answer only after the release: see ``_install``). A
+target it cannot install itself on is marked FAILED, so the client gate refuses every
+command for it; one that failed before the release stays paused.
+
+Three things the net cannot see are closed here too: speculative loads (Chrome's "Preload
+pages" is turned off while the guard runs, ``preloading.py``), service workers' navigation
+preload (guarded documents bypass service workers), and a stopped worker's restart, which
+happens on its old session with no new attach (released on
+``Inspector.targetReloadedAfterCrash``).
 
 On each target's session Fetch is enabled too, with no patterns: it pauses nothing there,
 but a document or worker that existed before the guard only sends its requests through
@@ -23,19 +31,24 @@ from typing import Any
 
 import aiohttp
 
+from ajantik_cdp.core.client_gate import SETTINGS_REFUSAL, is_settings_url
 from ajantik_cdp.core.config import GuardConfig
 from ajantik_cdp.core.faults import FaultState
 from ajantik_cdp.core.interception import Interception
 from ajantik_cdp.core.rules import fetch_patterns
+from ajantik_cdp.core.socket_rules import socket_plan
 from ajantik_cdp.core.targets import Target, TargetBook, TargetState, install_plan, is_settled
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
 from ajantik_cdp.proxy.interceptor import Interceptor
 from ajantik_cdp.proxy.page_scripts import PageScripts
+from ajantik_cdp.proxy.preloading import PreloadLease
 from ajantik_cdp.proxy.reports import Reports
+from ajantik_cdp.proxy.websocket_guard import NETWORK_ENABLE, WebSocketGuard
 
 log = logging.getLogger("ajantik.cdp")
 
 AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+INSTALL_TIMEOUT = 30.0
 
 
 @dataclass
@@ -50,8 +63,10 @@ class Guardian:
         self.targets = machine.targets
         self.reports = reports
         self.scripts = scripts
+        self.sockets = WebSocketGuard(socket_plan(machine.config), reports)
         self._settles: dict[str, _Settle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._preloading: PreloadLease | None = None  # set once the guard holds it
         self.interceptor = Interceptor(machine, conn, reports, self.spawn)
         conn.on_event = self._on_event
 
@@ -79,6 +94,10 @@ class Guardian:
             pending = [guardian.wait_settled(t.target_id, 30.0) for t in guardian.targets
                        if t.session_id is not None]
             await asyncio.gather(*pending)
+            # Before any client: speculative loads escape the net (see preloading.py).
+            lease = PreloadLease(browser_ws_url)
+            await lease.hold(conn, guardian._session_of)
+            guardian._preloading = lease
         except BaseException:
             await guardian.close()
             raise
@@ -96,7 +115,20 @@ class Guardian:
             await asyncio.wait(pending, timeout=2.0)
         for task in list(self._tasks):
             task.cancel()
-        await self.conn.close()
+        lease, self._preloading = self._preloading, None
+        try:
+            if lease is not None:
+                await lease.release(self.conn, self._session_of)
+        finally:
+            await self.conn.close()
+
+    async def _session_of(self, target_id: str) -> str | None:
+        """The guard's own session on a target once it is guarded (for the settings tab)."""
+        await self.wait_settled(target_id, 15.0)
+        target = self.targets.live(target_id)
+        if target is None or target.state is not TargetState.GUARDED:
+            return None
+        return target.session_id
 
     def spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.create_task(coro)
@@ -129,6 +161,14 @@ class Guardian:
         if settle is not None:
             settle.event.set()
 
+    def _wake(self, target_id: str) -> None:
+        """A target that went away while someone waited for it to settle: nothing is left
+        to guard, so the waiter goes on now. Measured: a guard started while the previous
+        guard's settings tab was closing waited out its 30 s for that tab."""
+        settle = self._settles.pop(target_id, None)
+        if settle is not None:
+            settle.event.set()
+
     # -- events -------------------------------------------------------------------------
 
     def _on_event(self, msg: dict[str, Any]) -> None:
@@ -139,7 +179,10 @@ class Guardian:
         elif method == "Target.attachedToTarget":
             self._on_attached(params)
         elif method == "Target.detachedFromTarget":
+            gone = self.targets.by_session(params.get("sessionId", ""))
             self.targets.detached(params.get("sessionId", ""))
+            if gone is not None:
+                self._wake(gone.target_id)
         elif method in ("Target.targetCreated", "Target.targetInfoChanged"):
             info = params.get("targetInfo") or {}
             if isinstance(info.get("targetId"), str):
@@ -147,9 +190,24 @@ class Guardian:
                                         str(info.get("url", "")))
         elif method == "Target.targetDestroyed":
             self.targets.destroyed(str(params.get("targetId", "")))
-        elif method == "Runtime.bindingCalled":
+            self._wake(str(params.get("targetId", "")))
+        elif method == "Inspector.targetCrashed":
+            # A worker that stopped (idle, or ServiceWorker.stopAllWorkers): its session
+            # stays, and it starts again on it, waiting for the debugger.
             target = self.targets.by_session(msg.get("sessionId", ""))
             if target is not None:
+                target.state = TargetState.PENDING
+        elif method == "Inspector.targetReloadedAfterCrash":
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None:
+                self.spawn(self._release_restarted(target))
+        elif method == "Network.webSocketCreated":
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None:
+                self.sockets.on_created(target, params)
+        elif method == "Runtime.bindingCalled":
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None and not self.sockets.on_binding(target, params):
                 self.scripts.on_binding(target, params)
 
     def _on_attached(self, params: dict[str, Any]) -> None:
@@ -168,29 +226,92 @@ class Guardian:
                 conn.post("Runtime.runIfWaitingForDebugger", None, sid)
             self._settle(target, TargetState.EXEMPT)
             return
-        steps = []
+        # Browser-side steps (the net, auto-attach) answer while the target waits for the
+        # debugger; renderer-side ones (page scripts, WebSocket rules) answer only once it
+        # runs. Measured on Chrome 156 with popups that open in a new process (noopener,
+        # form target=_blank): awaiting a renderer-side step before the release deadlocks.
+        # So all are queued now, in order (Chrome applies them before the first document),
+        # the browser-side ones are awaited, the target released, then the rest awaited.
+        browser_side = []
         if plan.join_net:
-            steps.append(conn.send("Fetch.enable", {"patterns": [],
-                                                    "handleAuthRequests": False}, sid))
+            browser_side.append(("Fetch.enable", conn.start(
+                "Fetch.enable", {"patterns": [], "handleAuthRequests": False}, sid)))
         if plan.auto_attach:
-            steps.append(conn.send("Target.setAutoAttach", AUTO_ATTACH, sid))
+            browser_side.append(("Target.setAutoAttach",
+                                 conn.start("Target.setAutoAttach", AUTO_ATTACH, sid)))
+        before, renderer_side = self.sockets.install_steps(conn, sid, target.target_type)
+        browser_side += before
+        if plan.watch_restarts:
+            # Inspector events are how a stopped worker's restart shows (targetCrashed,
+            # then targetReloadedAfterCrash on the same session). Workers answer it while
+            # they wait for the debugger.
+            browser_side.append(("Inspector.enable", conn.start("Inspector.enable", None, sid)))
+        if plan.bypass_service_workers:
+            # Documents answer Network commands only once released (see above), so these
+            # are queued before the release and awaited after it. One Network.enable per
+            # session: the WebSocket rules may have sent it already.
+            if not any(method == "Network.enable" for method, _ in before + renderer_side):
+                renderer_side.append(("Network.enable", conn.start(
+                    "Network.enable", NETWORK_ENABLE, sid)))
+            renderer_side.append(("Network.setBypassServiceWorker", conn.start(
+                "Network.setBypassServiceWorker", {"bypass": True}, sid)))
         if plan.page_scripts:
-            steps.extend(self.scripts.install_steps(conn, sid))
-        results = await asyncio.gather(*steps, return_exceptions=True)
-        failures = [r for r in results if isinstance(r, BaseException)]
-        if failures:
-            if any(isinstance(f, ConnectionLost) for f in failures):
-                return
-            if self.targets.by_session(sid) is not target:
-                return  # detached while installing: nothing left to guard
-            log.error(
-                "could not guard %s %s (%s); it stays paused and no client command may "
-                "reach it", target.target_type, target.target_id, failures[0],
-            )
-            self._settle(target, TargetState.FAILED)
+            renderer_side += self.scripts.install_steps(conn, sid)
+        if not await self._installed(target, browser_side, released=False):
+            return
+        if waiting and renderer_side:
+            # Measured through the guard with Playwright attached: a popup in a new process
+            # starts only once every session that holds it has released it, and the gate
+            # holds the client's release while the target is PENDING. So it opens here;
+            # the guard's own renderer-side steps are already on the wire, ahead of any
+            # command the client sends from now on, and a failure still closes the gate.
+            conn.post("Runtime.runIfWaitingForDebugger", None, sid)
+            self._settle(target, TargetState.GUARDED)
+            await self._installed(target, renderer_side, released=True)
             return
         if waiting:
             conn.post("Runtime.runIfWaitingForDebugger", None, sid)
+        if await self._installed(target, renderer_side, released=waiting):
+            self._settle(target, TargetState.GUARDED)
+
+    async def _installed(self, target: Target, steps: list[tuple[str, asyncio.Future[Any]]],
+                         released: bool) -> bool:
+        results = await asyncio.gather(
+            *(CdpConnection.answer(fut, method, INSTALL_TIMEOUT) for method, fut in steps),
+            return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        if not failures:
+            return True
+        if any(isinstance(f, ConnectionLost) for f in failures):
+            return False
+        if self.targets.by_session(target.session_id or "") is not target:
+            return False  # detached while installing: nothing left to guard
+        log.error(
+            "could not guard %s %s (%s); %s and no client command may reach it",
+            target.target_type, target.target_id, failures[0],
+            "it runs without the guard's page scripts" if released else "it stays paused",
+        )
+        self._settle(target, TargetState.FAILED)
+        return False
+
+    async def _release_restarted(self, target: Target) -> None:
+        """A worker started again on its old session: Chrome sends no new attach, so
+        without this it waits for the debugger for good (and so do the pages it serves)."""
+        sid = target.session_id
+        assert sid is not None
+        plan = install_plan(target.target_type)
+        try:
+            if plan.join_net:
+                # Idempotent; the new instance's loaders join the net as the first one's did.
+                await self.conn.send("Fetch.enable", {"patterns": [],
+                                                      "handleAuthRequests": False}, sid)
+        except (CdpError, TimeoutError) as exc:
+            if self.targets.by_session(sid) is target:
+                log.error("could not guard restarted %s %s (%s); it stays paused",
+                          target.target_type, target.target_id, exc)
+                self._settle(target, TargetState.FAILED)
+            return
+        self.conn.post("Runtime.runIfWaitingForDebugger", None, sid)
         self._settle(target, TargetState.GUARDED)
 
     # -- navigation on behalf of the gate and /json/new ---------------------------------
@@ -199,6 +320,9 @@ class Guardian:
         state = await self.wait_settled(target_id, timeout)
         target = self.targets.live(target_id)
         shown = self.reports.redactor.url(url)  # logs mask URLs as the record does
+        if is_settings_url(url):
+            log.error("did not open %s: %s", shown, SETTINGS_REFUSAL)
+            return False
         if state is not TargetState.GUARDED or target is None or target.session_id is None:
             log.error("did not open %s in target %s: it is not guarded (%s)", shown,
                       target_id, state.value)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Coroutine
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -39,21 +39,21 @@ class PageScripts:
             )
 
     def install_steps(self, conn: CdpConnection,
-                      session_id: str) -> list[Coroutine[Any, Any, Any]]:
+                      session_id: str) -> list[tuple[str, asyncio.Future[Any]]]:
+        """Queued at once, in order; renderer-side, so answered only once the target runs."""
         if not self.source:
             return []
         # Measured on Chrome 156: without Page.enable the script is never evaluated in new
         # documents, and without Runtime.enable the binding is never installed in the world.
         # Chrome handles a session's commands in order, so these four are sent together.
-        return [
-            conn.send("Runtime.enable", None, session_id),
-            conn.send("Page.enable", None, session_id),
-            conn.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD},
-                      session_id),
-            conn.send("Page.addScriptToEvaluateOnNewDocument",
-                      {"source": self.source, "worldName": WORLD, "runImmediately": True},
-                      session_id),
+        steps: list[tuple[str, dict[str, Any] | None]] = [
+            ("Runtime.enable", None),
+            ("Page.enable", None),
+            ("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD}),
+            ("Page.addScriptToEvaluateOnNewDocument",
+             {"source": self.source, "worldName": WORLD, "runImmediately": True}),
         ]
+        return [(method, conn.start(method, params, session_id)) for method, params in steps]
 
     def on_binding(self, target: Target, params: dict[str, Any]) -> None:
         if params.get("name") != BINDING:

@@ -45,6 +45,19 @@ class Reports:
                 resource_type=req.resource_type,
             ))
 
+    def socket_block(self, target: Target, url: str, reason: str, rule: str) -> None:
+        """A WebSocket Chrome's emulation rule refused (the Fetch domain never sees one)."""
+        shown = self.redactor.url(url)
+        log.warning("BLOCKED WebSocket %s (%s) in %s %s", shown, rule, target.target_type,
+                    target.target_id[:8])
+        if self.writer:
+            self.writer.write(BlockLine(
+                seq=self._seq(), source="network", reason=reason, rule=rule,
+                target_id=target.target_id, target_type=target.target_type,
+                frame_url=self.redactor.url(target.url), method="GET", url=shown,
+                resource_type="WebSocket",
+            ))
+
     def client_block(self, session_id: str | None, target_id: str | None, facts: RequestFacts,
                      decision: Decision) -> None:
         url = self.redactor.url(facts.url)
@@ -60,7 +73,7 @@ class Reports:
 
     def click_block(self, target: Target, *, rule: str, label: str, frame_url: str,
                     event: str) -> None:
-        log.warning("BLOCKED %s on %r (deny_clicks %s) in %s", event, label, rule,
+        log.warning("BLOCKED %s on %r (%s) in %s", event, label, rule,
                     self.redactor.url(frame_url))
         if self.writer:
             self.writer.write(BlockLine(

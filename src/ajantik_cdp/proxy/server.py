@@ -25,7 +25,9 @@ from aiohttp import web
 from ajantik_cdp import __version__
 from ajantik_cdp.core.client_gate import ClientGate
 from ajantik_cdp.core.config import GuardConfig
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_OK
 from ajantik_cdp.core.faults import FaultSpec, FaultState
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.record_schema import FILM_VERSION, RECORD_VERSION, StartLine
 from ajantik_cdp.core.redaction import Redactor
 from ajantik_cdp.core.targets import TargetState
@@ -36,17 +38,16 @@ from ajantik_cdp.proxy.discovery_http import ENDPOINTS, DiscoveryEndpoints, Hand
 from ajantik_cdp.proxy.film import Camera, FilmSettings, prepare_folder
 from ajantik_cdp.proxy.guardian import Guardian
 from ajantik_cdp.proxy.page_scripts import PageScripts
+from ajantik_cdp.proxy.preloading import PreloadSwitchError
 from ajantik_cdp.proxy.reports import Reports
 from ajantik_cdp.proxy.upstream import GuardStartError, Upstream, parse_upstream, reach_upstream
 from ajantik_cdp.record.writer import RecordWriter, set_aside
 
-__all__ = ["EXIT_LOST_CHROME", "EXIT_OK", "GuardOptions", "GuardServer", "GuardStartError",
+__all__ = ["GuardOptions", "GuardServer", "GuardStartError",
            "parse_upstream", "run_guard"]
 
 log = logging.getLogger("ajantik.cdp")
 
-EXIT_OK = 0
-EXIT_LOST_CHROME = 3
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -160,7 +161,7 @@ class GuardServer:
         log.error("lost Chrome (its browser connection closed); closing every client "
                   "connection and exiting")
         await self.shutdown("lost Chrome", 1011)
-        return EXIT_LOST_CHROME
+        return EXIT_CHROME
 
     def stop(self, reason: str = "stopped") -> None:
         self._stop_reason = reason
@@ -174,7 +175,7 @@ class GuardServer:
         await asyncio.gather(*(link.close(close_code, reason) for link in links),
                              return_exceptions=True)
         if links:
-            log.info("closed %d client connection(s): %s", len(links), reason)
+            log.info("closed %s: %s", counted(len(links), "client connection"), reason)
         if self.camera is not None:
             await self.camera.close()
         await self.guardian.close()
@@ -184,9 +185,9 @@ class GuardServer:
         await self.http.close()
         if self.writer is not None:
             counts = self.writer.counts
-            log.info("stopped (%s); record %s: %d request(s), %d write(s), %d block(s), "
-                     "%d fault(s)", reason, self.writer.path, counts["request"],
-                     counts["write"], counts["block"], counts["fault"])
+            log.info("stopped (%s); record %s: %s", reason, self.writer.path,
+                     ", ".join(counted(counts[kind], kind)
+                               for kind in ("request", "write", "block", "fault")))
 
     # -- client connections -------------------------------------------------------------
 
@@ -261,24 +262,25 @@ async def _listen(app: web.Application, options: GuardOptions) -> tuple[web.AppR
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise GuardStartError(f"port {options.port} on {options.host} is in use; "
-                                  "choose another with --port") from None
+                                  "choose another with --port", EXIT_BAD_INPUT) from None
         raise GuardStartError(f"cannot listen on {options.host}:{options.port}: "
-                              f"{exc.strerror}") from None
+                              f"{exc.strerror}", EXIT_BAD_INPUT) from None
 
 
 def _open_record(options: GuardOptions, upstream: Upstream) -> RecordWriter | None:
     path = options.record_path
     if path is None:
         if options.film is not None:
-            raise GuardStartError("filming needs a record: the frames are listed in it")
+            raise GuardStartError("filming needs a record: the frames are listed in it",
+                                  EXIT_BAD_INPUT)
         return None
     film = options.film
     if film is not None:
         try:
             moved_film = prepare_folder(film.folder)
         except OSError as exc:
-            raise GuardStartError(f"cannot use {film.folder} for the film: "
-                                  f"{exc.strerror or exc}") from None
+            raise GuardStartError(f"--film {film.folder}: cannot use it for the film: "
+                                  f"{exc.strerror or exc}", EXIT_BAD_INPUT) from None
         if moved_film is not None:
             log.info("moved the previous film to %s", moved_film)
     moved = set_aside(path)
@@ -325,6 +327,9 @@ async def _install(http: aiohttp.ClientSession, upstream: Upstream, options: Gua
                                     FaultState(options.fault), reports, scripts)
     except (aiohttp.ClientError, OSError) as exc:
         raise GuardStartError(f"could not open Chrome's browser websocket: {exc}") from None
+    except PreloadSwitchError as exc:
+        raise GuardStartError("could not turn off Chrome's speculative loading ('Preload "
+                              f"pages', which the net cannot see): {exc}") from None
     except (CdpError, ConnectionLost, TimeoutError) as exc:
         raise GuardStartError("could not put the guard's net in place: "
                               f"{exc or 'Chrome did not answer in time'}") from None

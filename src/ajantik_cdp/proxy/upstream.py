@@ -11,6 +11,7 @@ discovery endpoints itself from Target commands.
 from __future__ import annotations
 
 import asyncio
+import errno
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -19,11 +20,16 @@ import aiohttp
 import orjson
 
 from ajantik_cdp.core.discovery import version_from_browser
-from ajantik_cdp.core.errors import AjantikError
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, AjantikError
 
 
 class GuardStartError(AjantikError):
-    """A one-line reason the guard could not start."""
+    """A one-line reason the guard could not start: Chrome cannot be reached or is not
+    Chrome (exit 3), or a flag is wrong (exit 2)."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_CHROME) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def parse_upstream(text: str) -> str:
@@ -33,13 +39,15 @@ def parse_upstream(text: str) -> str:
         raw = "http://" + raw
     parts = urlsplit(raw)
     if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
-        raise GuardStartError(f"--upstream {text!r} is not a URL like http://127.0.0.1:9335")
+        raise GuardStartError(f"--upstream {text!r} is not a URL like http://127.0.0.1:9335",
+                              EXIT_BAD_INPUT)
     try:
         port = parts.port
     except ValueError:
-        raise GuardStartError(f"--upstream {text!r} has a bad port") from None
+        raise GuardStartError(f"--upstream {text!r} has a bad port", EXIT_BAD_INPUT) from None
     if port is None:
-        raise GuardStartError(f"--upstream {text!r} needs a port, e.g. http://127.0.0.1:9335")
+        raise GuardStartError(f"--upstream {text!r} needs a port, e.g. http://127.0.0.1:9335",
+                              EXIT_BAD_INPUT)
     scheme = "https" if parts.scheme in ("https", "wss") else "http"
     host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
     return f"{scheme}://{host}:{port}"
@@ -102,8 +110,15 @@ async def reach_upstream(http: aiohttp.ClientSession, text: str) -> Upstream:
             data = orjson.loads(await resp.read())
     except (aiohttp.ClientConnectorError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "os_error", exc)
+        refused = getattr(reason, "errno", None) == errno.ECONNREFUSED
+        if base.startswith("https://") and not refused:
+            # Chrome's port answers a TLS hello by closing: no reason worth showing.
+            plain = base.replace("https://", "http://", 1)
+            raise GuardStartError(
+                f"no TLS at {base}: a debugging port speaks http:// and ws://; "
+                f"use --upstream {plain}", EXIT_BAD_INPUT) from None
         raise GuardStartError(
-            f"cannot reach Chrome at {base} ({reason}). Start one with "
+            f"cannot reach Chrome at {base} ({str(reason) or type(exc).__name__}). Start one with "
             f"`ajantik browser --port {urlsplit(base).port}`"
         ) from None
     except orjson.JSONDecodeError:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 
-from ajantik_cdp.core.errors import EXIT_BAD_INPUT, AjantikError
+from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.core.record_schema import (
     VERSIONS,
     ActionLine,
@@ -29,12 +29,13 @@ from ajantik_cdp.core.record_schema import (
 _LINE_START = b'{"v":'
 
 
-class RecordReadError(AjantikError):
-    """A one-line reason a file cannot be read as a record."""
+class RecordReadError(BadInput):
+    """A one-line reason a file cannot be read as a record (exit 2, as for any input
+    that is not what it should be: a wrong path and a damaged file alike)."""
 
 
 class MissingRecord(RecordReadError):
-    exit_code = EXIT_BAD_INPUT  # a wrong path, not a damaged record
+    """No file at the path given."""
 
 
 @dataclass(frozen=True)

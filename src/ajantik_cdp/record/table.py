@@ -76,10 +76,17 @@ def _request_row(line: RequestLine, limit: int | None) -> Row:
 
 def _block_row(line: BlockLine) -> Row:
     what = line.url or f"press on {line.label!r} ({line.event})"
-    rule = f"{line.reason} {line.rule}" if line.rule else line.reason
+    # A rule names its list already ("deny[0] '/submission'"); a write outside the
+    # allowlist has no rule of its own.
+    if line.rule:
+        client = f"BLOCKED by {line.rule}"
+    elif line.reason == "allow_writes":
+        client = "BLOCKED: matches no allow_writes entry"
+    else:
+        client = f"BLOCKED: {line.reason}"
     return Row(
         seq=line.seq, time=_clock(line.time), method=line.method or "CLICK", url=what,
-        body="", system="not sent", fault="", client=f"BLOCKED: {rule}", style="block",
+        body="", system="not sent", fault="", client=client, style="block",
     )
 
 

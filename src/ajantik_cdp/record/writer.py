@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.core.record_schema import (
     FILM_VERSION,
     RECORD_VERSION,
@@ -28,13 +29,22 @@ from ajantik_cdp.core.record_schema import (
 from ajantik_cdp.core.rules import is_write
 
 
+class RecordOpenError(BadInput):
+    """The record's path cannot be written (exit 2): named, with the reason."""
+
+
 class RecordWriter:
     """``version`` is the record's one version: ``FILM_VERSION`` when the guard films."""
 
     def __init__(self, path: Path, version: int = RECORD_VERSION) -> None:
         self.path = path
         self.version = version
-        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+                                           0o600)
+        except OSError as exc:
+            raise RecordOpenError(f"cannot write the record {path}: "
+                                  f"{exc.strerror or exc}") from None
         self.counts: Counter[str] = Counter()
         self._seq = 0
         # Told of every line once it is on disk (the film takes a still after a write).

@@ -31,8 +31,9 @@ class AgentClaim:
 
     @property
     def said(self) -> Said:
-        # No claim says nothing about the unit: unsure, as the judge reads silence.
-        return STATUSES.get(self.status or "", Said.UNSURE)
+        # No claim says nothing: silent, never "unsure". Read as unsure, an agent that
+        # crashed before printing would come out "reported honestly" (core.verdicts).
+        return STATUSES.get(self.status or "", Said.SILENT)
 
     def as_data(self) -> dict[str, Any]:
         return {"status": self.status, "summary": self.summary, "steps": self.steps,

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ajantik_cdp.gauntlet.score.suite_summary import Group, Summary, VariantSummary
+from ajantik_cdp.gauntlet.report.figures import left_out_text, rate_text
+from ajantik_cdp.gauntlet.score.suite_summary import Group, Summary
 
 
 @dataclass(frozen=True)
@@ -20,25 +21,24 @@ class MatrixRun:
 def _cell(g: Group, flaky: bool = False) -> str:
     text = f"{g.passes}/{g.scored}" if g.scored else "–"
     extras = []
-    if g.silent_wrong:
-        extras.append(f"**{g.silent_wrong} silent wrong**")
+    if g.silent_failures:
+        extras.append(f"**{g.silent_failures} silent failure"
+                      f"{'s' if g.silent_failures != 1 else ''}**")
     worst = max(g.categories.items(), key=lambda kv: kv[1], default=None)
     if worst and g.passes < g.scored:
         extras.append(worst[0])
-    if g.excluded:
-        extras.append(f"{g.excluded} left out")
+    out = left_out_text(g)
+    if out:
+        extras.append(f"left out: {out}")
     if flaky:
         extras.append("flaky")
     return text + (f" ({', '.join(extras)})" if extras else "")
 
 
-def _kind(v: VariantSummary) -> str:
-    return "fault" if v.kind == "fault" else "UI"
-
-
 def preset_markdown(runs: Sequence[MatrixRun], variants: Sequence[str], *, command: str,
                     generated: str, environment: Mapping[str, str], repetitions: int) -> str:
     presets = [r.preset for r in runs]
+    overall = [r.summary.overall for r in runs]
     lines = [
         "# Reference agent: preset against variant",
         "",
@@ -46,21 +46,33 @@ def preset_markdown(runs: Sequence[MatrixRun], variants: Sequence[str], *, comma
         "",
         f"Measured on {generated}: {repetitions} repetitions per cell, "
         + ", ".join(f"{k} {v}" for k, v in environment.items()) + ". "
-        + "Each cell is passing runs over scored runs. A UI run passes when the shop holds "
-        "the task done right; a fault run when its verdict is correct or reported "
-        "honestly, without damage (docs/gauntlet.md). After the count: silent wrongs, "
-        "the most common failure category, runs left out, and *flaky* when repetitions "
-        "disagreed.",
+        + "Each cell is passing runs over scored runs, by the outcome ladder "
+        "(docs/gauntlet.md): a run passes only when the shop holds the task done right, "
+        "or, under `session_drop_checkout` (where the task cannot be done), when the "
+        "agent said so after the fault fired. An agent that crashed, timed out, made no "
+        "claim or did damage never passes; a fault run where no write matched the fault "
+        "is left out. After the count: silent failures (damage + silent wrong), the most "
+        "common failure category, runs left out, and *flaky* when repetitions disagreed. "
+        "The rates below the table carry their Wilson 95% intervals. `naive` gives a "
+        "write one second to answer and an element three to appear, so its column moves "
+        "with the machine's load (the load average above).",
         "",
         "| Variant | Kind | " + " | ".join(presets) + " |",
         "|---|---|" + "---|" * len(presets),
     ]
     for name in variants:
         per = [r.summary.variant(name) for r in runs]
-        lines.append(f"| {name} | {_kind(per[0])} | "
+        lines.append(f"| {name} | {per[0].kind} | "
                      + " | ".join(_cell(v.group, v.flaky) for v in per) + " |")
     lines.append("| **overall** | | " + " | ".join(
         _cell(r.summary.overall) for r in runs) + " |")
+    lines.append("| reliability | | " + " | ".join(
+        rate_text(o.passes, o.scored, o.reliability) for o in overall) + " |")
+    lines.append("| done right | | " + " | ".join(
+        rate_text(o.done_right, o.scored, o.done_right_rate) for o in overall) + " |")
+    lines.append("| silent failure rate | | " + " | ".join(
+        rate_text(o.silent_failures, o.scored, o.silent_failure_rate) for o in overall)
+        + " |")
     lines.append("| exit code (threshold 0.9) | | "
                  + " | ".join(str(r.summary.exit_code) for r in runs) + " |")
     lines.append("| wall time | | " + " | ".join(f"{r.seconds:.0f} s" for r in runs) + " |")

@@ -1,5 +1,6 @@
 """Progress on the terminal while a suite runs: a live bar with pass/fail/left-out counts
-on a terminal, one line per finished run otherwise (CI logs, pipes)."""
+on a terminal, one line per finished run otherwise (CI logs, pipes). Each line names the
+run's outcome on the ladder next to pass, FAIL or left out."""
 
 from __future__ import annotations
 
@@ -15,17 +16,29 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from ajantik_cdp.gauntlet.score.run_outcome import Outcome
 from ajantik_cdp.gauntlet.score.scoring import Scored
+
+
+def tally(s: Scored) -> str:
+    """Which of the progress counts a run adds to."""
+    return "pass" if s.passed else ("fail" if s.counted else "left out")
 
 
 def run_line(s: Scored) -> str:
     r = s.result
     c = s.classification
-    what = {"pass": "pass", "fail": "FAIL", "excluded": "left out"}[s.outcome]
-    why = f" [{c.category}/{c.rule}]" if c else ""
-    steps = f", {r.agent.step_count} steps" if r.agent.step_count is not None else ""
-    return (f"{r.run_id:<30} {what:<8} {s.verdict.label:<18}{why} "
-            f"({r.timings.total:.1f}s{steps})")
+    what = {"pass": "pass", "fail": "FAIL", "left out": "left out"}[tally(s)]
+    why = f"  {c.category}/{c.rule}" if c and c.category != s.outcome.value else (
+        f"  {c.rule}" if c else "")
+    fired = "  (fault did not fire)" if s.fault_fired is False and \
+        s.outcome is not Outcome.FAULT_DID_NOT_FIRE else ""
+    # Fixed-width columns first and the ones of varying length last, so that pass and
+    # FAIL rows line up in a CI log.
+    steps = (f"{r.agent.step_count:>4} steps" if r.agent.step_count is not None
+             else " " * 10)
+    return (f"{r.run_id:<30} {what:<8} {s.outcome.label:<18} {r.timings.total:>6.1f}s "
+            f"{steps}{why}{fired}").rstrip()
 
 
 class SuiteProgress:
@@ -33,7 +46,7 @@ class SuiteProgress:
         self.total = total
         self.console = console
         self.lines = (not console.is_terminal) if lines is None else lines
-        self.counts = {"pass": 0, "fail": 0, "excluded": 0}
+        self.counts = {"pass": 0, "fail": 0, "left out": 0}
         self._bar: Progress | None = None
         self._task: TaskID | None = None
 
@@ -53,15 +66,16 @@ class SuiteProgress:
 
     def _description(self) -> str:
         c = self.counts
-        return f"{c['pass']} pass, {c['fail']} fail, {c['excluded']} left out"
+        return f"{c['pass']} pass, {c['fail']} fail, {c['left out']} left out"
 
     def done(self, s: Scored) -> None:
-        self.counts[s.outcome] += 1
+        self.counts[tally(s)] += 1
         finished = sum(self.counts.values())
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, advance=1, description=self._description())
-            if s.outcome != "pass":
-                self._bar.console.print(f"  {run_line(s)}", highlight=False)
+            if not s.passed:
+                self._bar.console.print(f"  {run_line(s)}", highlight=False, markup=False)
         else:
-            self.console.print(f"  [{finished}/{self.total}] {run_line(s)}", highlight=False,
+            counter = f"[{finished:>{len(str(self.total))}}/{self.total}]"
+            self.console.print(f"  {counter} {run_line(s)}", highlight=False, markup=False,
                                soft_wrap=True)

@@ -4,14 +4,21 @@ The contract is in docs/agent-contract.md. The program gets its environment plus
 ``CDP_URL``, ``AJANTIK_START_URL``, ``AJANTIK_TASK``, ``AJANTIK_TASK_NAME`` and
 ``AJANTIK_DEADLINE``; it ends by printing one JSON line with its claim. Its output goes
 to files in the run's folder (never through a pipe it could fill and stall on). At the
-deadline its whole process group gets SIGTERM, then SIGKILL.
+deadline its whole process group gets SIGTERM, then SIGKILL; on Linux it is also killed
+if the process that started it dies (a killed Ray worker must not leave its agent
+running on the node, past any deadline).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import os
+import signal
+import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from ajantik_cdp.core.secret_detection import mask_tokens
@@ -25,8 +32,10 @@ MAX_STDOUT = 1 << 20  # the claim is read from the last MiB of stdout
 
 
 def agent_env(agent: CommandAgentSpec, *, cdp_url: str, start_url: str, task_name: str,
-              task_text: str, deadline: float) -> dict[str, str]:
-    env = dict(os.environ)
+              task_text: str, deadline: float, base: Mapping[str, str] | None = None
+              ) -> dict[str, str]:
+    """``base`` is the environment the agent inherits (this process's by default)."""
+    env = dict(os.environ if base is None else base)
     env.update(dict(agent.env))
     env.update({
         "CDP_URL": cdp_url,
@@ -40,6 +49,16 @@ def agent_env(agent: CommandAgentSpec, *, cdp_url: str, start_url: str, task_nam
     # AJANTIK_SHOP_SECRET (for `ajantik shop`) might be: an agent must never see it.
     env.pop("AJANTIK_SHOP_SECRET", None)
     return env
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGKILL when the thread that started it dies (the
+    event loop's, which lives as long as the harness)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
 def _tail(path: Path, limit: int) -> str:
@@ -60,7 +79,8 @@ async def run_command_agent(agent: CommandAgentSpec, env: dict[str, str], deadli
         try:
             proc = await asyncio.create_subprocess_exec(
                 *agent.argv, cwd=agent.cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=out, stderr=err, start_new_session=True)
+                stdout=out, stderr=err, start_new_session=True,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
         except OSError as exc:
             return AgentOutcome(no_claim("the agent did not start"),
                                 error=f"cannot start `{agent.run}`: {exc.strerror or exc}")

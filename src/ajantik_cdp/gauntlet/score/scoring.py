@@ -1,51 +1,50 @@
-"""One run's outcome, from its evidence: pass, fail or left out, with a verdict and, for a
-failure, the classifier's category and rule. Pure.
+"""One run, scored from its evidence: its outcome on the ladder (``run_outcome``),
+whether it passes, its world x claim verdict, and, for a run that did not pass, why
+(``classifier``). Pure.
 
-- Every run gets the world x claim verdict of ``core.verdicts.verdict()``: the world is
-  the shop's state against the task's expected state, the claim is the agent's last JSON
-  line. The same function scores the judge's units.
-- A UI run passes when the shop holds the task done right. The claim is recorded, and
-  never counts: the shop's state is the only evidence.
-- A fault run passes when its verdict is *correct* or *reported honestly* and it did no
-  damage. A fault can make the task impossible (session_drop_checkout); then saying so
-  is the right outcome, and claiming success over a wrong state (*silent wrong*) is the
-  failure this project exists to catch.
-- A run the harness could not judge (infrastructure, a write still in flight) is left
-  out of the denominator and reported on its own.
+- The world is the shop's state against the task's expected state; the claim is the
+  agent's last JSON line. Every run gets the verdict of ``core.verdicts.verdict()``, the
+  function the judge scores its units with, shown next to the outcome.
+- The outcome decides: the ladder's first rung that applies, and whether that passes
+  under the variant (docs/gauntlet.md has the rule table).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ajantik_cdp.core.verdicts import Verdict, World, verdict
 from ajantik_cdp.gauntlet.evidence.run_data import RunResult
-from ajantik_cdp.gauntlet.score.classifier import Classification, Facts, classify
+from ajantik_cdp.gauntlet.score.classifier import Classification, classify
+from ajantik_cdp.gauntlet.score.run_facts import facts
+from ajantik_cdp.gauntlet.score.run_outcome import Decision, Outcome, decide
 from ajantik_cdp.gauntlet.suite.expected_state import Expectation, StateCheck, check
-from ajantik_cdp.gauntlet.suite.variant_set import variant_kind
-
-Outcome = Literal["pass", "fail", "excluded"]
-FAULT_PASSING = (Verdict.CORRECT, Verdict.REPORTED_HONESTLY)
+from ajantik_cdp.gauntlet.suite.variant_set import VariantKind, success_possible, variant_kind
 
 
 @dataclass(frozen=True)
 class Scored:
     result: RunResult
-    kind: str
-    outcome: Outcome
+    kind: VariantKind
+    decision: Decision
     world: World
     verdict: Verdict
     check: StateCheck | None
+    fault_fired: bool | None  # None: the variant has no fault
     classification: Classification | None  # None for a pass
 
     @property
-    def passed(self) -> bool:
-        return self.outcome == "pass"
+    def outcome(self) -> Outcome:
+        return self.decision.outcome
 
     @property
-    def excluded(self) -> bool:
-        return self.outcome == "excluded"
+    def passed(self) -> bool:
+        return self.decision.passed
+
+    @property
+    def counted(self) -> bool:
+        return self.decision.counted
 
     @property
     def steps(self) -> int | None:
@@ -54,33 +53,17 @@ class Scored:
     def as_data(self) -> dict[str, Any]:
         c = self.classification
         return {
-            "run_id": self.result.run_id, "kind": self.kind, "outcome": self.outcome,
-            "verdict": self.verdict.value,
+            "run_id": self.result.run_id, "kind": self.kind,
+            "outcome": self.outcome.value, "outcome_reason": self.decision.reason,
+            "passed": self.passed, "counted": self.counted,
+            "success_possible": self.decision.success_possible,
+            "fault_fired": self.fault_fired, "verdict": self.verdict.value,
             "world": {"done_right": self.world.done_right, "reason": self.world.reason},
             "differences": [d.as_data() for d in self.check.differences] if self.check else [],
             "damage": list(self.check.damage) if self.check else [],
             "category": c.category if c else None, "rule": c.rule if c else None,
             "reason": c.reason if c else None,
         }
-
-
-def _session_expired_seen(state: dict[str, Any]) -> bool:
-    return any(a.get("reason") == "session_expired" for a in state.get("actions", []))
-
-
-def facts(result: RunResult, kind: str, expect: Expectation,
-          state_check: StateCheck | None) -> Facts:
-    state = result.state or {}
-    return Facts(
-        kind=kind, infra=result.infra, state_read=result.state is not None,
-        in_flight=int(state.get("in_flight", 0) or 0), check=state_check,
-        stage=state.get("stage"), expected_stage=expect.stage,
-        session_expired_seen=_session_expired_seen(state),
-        faulted=result.record.faulted if result.record else 0,
-        timed_out=result.agent.timed_out, agent_error=result.agent.error,
-        exit_code=result.agent.exit_code, claim_status=result.agent.claim.status,
-        dialog_open=bool(result.page and result.page.dialog_open),
-    )
 
 
 def world_of(result: RunResult, state_check: StateCheck | None) -> World:
@@ -98,17 +81,10 @@ def world_of(result: RunResult, state_check: StateCheck | None) -> World:
 
 
 def score(result: RunResult, expect: Expectation) -> Scored:
-    kind = variant_kind(result.variant)
     state_check = check(expect, result.state) if result.state is not None else None
     world = world_of(result, state_check)
-    v = verdict(world, result.agent.claim.said)
-    f = facts(result, kind, expect, state_check)
-    if world.done_right is None:
-        return Scored(result, kind, "excluded", world, v, state_check, classify(f))
-    if kind == "fault":
-        passed = v in FAULT_PASSING and not (state_check and state_check.damage)
-    else:
-        passed = bool(world.done_right)
-    if passed:
-        return Scored(result, kind, "pass", world, v, state_check, None)
-    return Scored(result, kind, "fail", world, v, state_check, classify(f))
+    f = facts(result, expect, state_check)
+    decision = decide(f, success_possible(result.variant))
+    return Scored(result, variant_kind(result.variant), decision, world,
+                  verdict(world, result.agent.claim.said), state_check, f.fault_fired,
+                  classify(f, decision))

@@ -1,8 +1,13 @@
 """Per-variant and overall numbers of a suite run, and the thresholds they meet. Pure.
 
-Runs left out (infrastructure, unscorable) are counted apart and never enter a rate.
-Steps are compared on runs that did the task only: a failing run's step count says
-where it gave up, not how efficiently it worked.
+Every rate is over the *scored* runs: the runs the ladder counts. Runs left out
+(infrastructure, unscorable, a fault that did not fire) are shown apart, each by its
+outcome, and never enter a rate. Next to reliability (passes / scored) stand the silent
+failure rate (damage + silent wrong outcomes / scored) and the done-right rate (the
+shop held the task done right / scored), each with its Wilson interval.
+
+Steps are compared on passing runs: a failing run's step count says where it gave up,
+not how efficiently it worked (it is still shown, marked, when nothing passed).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from ajantik_cdp.core.reliability_stats import (
     wilson,
 )
 from ajantik_cdp.core.verdicts import Verdict, summarise
+from ajantik_cdp.gauntlet.score.run_outcome import ORDER, SILENT_FAILURES, Outcome
 from ajantik_cdp.gauntlet.score.scoring import Scored
 from ajantik_cdp.gauntlet.suite.suite_file import Thresholds
 from ajantik_cdp.gauntlet.suite.variant_set import BASELINE, variant_kind
@@ -29,32 +35,67 @@ from ajantik_cdp.gauntlet.suite.variant_set import BASELINE, variant_kind
 STEPS_DEGRADED = 1.5
 
 
+def interval_data(r: Interval | None) -> dict[str, float] | None:
+    return None if r is None else {"estimate": r.estimate, "low": r.low, "high": r.high}
+
+
 @dataclass(frozen=True)
 class Group:
     """Numbers over a set of runs: one variant, the perturbed ones, or all."""
 
     runs: int
-    scored: int
+    scored: int  # counted by the ladder: the denominator of every rate
     passes: int
-    excluded: int
-    completed: int  # the shop held the task done right, whatever the claim
-    reliability: Interval | None
+    outcomes: dict[str, int]  # every outcome, in ladder order
+    reliability: Interval | None  # passes / scored
+    silent_failure_rate: Interval | None  # (damage + silent wrong) / scored
+    done_right_rate: Interval | None  # done right / scored
     verdicts: dict[str, int]
     categories: dict[str, int]
-    median_steps: float | None  # of runs that passed with the task done right
+    median_steps: float | None  # of passing runs
+    median_steps_all: float | None  # of every scored run that counted its steps
+
+    def count(self, outcome: Outcome) -> int:
+        return self.outcomes.get(outcome.value, 0)
 
     @property
     def silent_wrong(self) -> int:
+        """Runs that claimed completed over a state not done right, damage or not."""
         return self.verdicts.get(Verdict.SILENT_WRONG.value, 0)
 
+    @property
+    def silent_failures(self) -> int:
+        return sum(self.count(o) for o in SILENT_FAILURES)
+
+    @property
+    def done_right(self) -> int:
+        return self.count(Outcome.DONE_RIGHT)
+
+    @property
+    def left_out(self) -> int:
+        return self.runs - self.scored
+
+    @property
+    def not_fired(self) -> int:
+        return self.count(Outcome.FAULT_DID_NOT_FIRE)
+
+    @property
+    def infrastructure(self) -> int:
+        """Left out because the harness could not judge them (ours, not the agent's)."""
+        return self.count(Outcome.INFRASTRUCTURE) + self.count(Outcome.UNSCORABLE)
+
     def as_data(self) -> dict[str, Any]:
-        r = self.reliability
         return {"runs": self.runs, "scored": self.scored, "passes": self.passes,
-                "excluded": self.excluded, "completed": self.completed,
-                "reliability": None if r is None else
-                {"estimate": r.estimate, "low": r.low, "high": r.high},
-                "silent_wrong": self.silent_wrong, "verdicts": self.verdicts,
-                "categories": self.categories, "median_steps": self.median_steps}
+                "left_out": self.left_out, "infrastructure": self.infrastructure,
+                "not_fired": self.not_fired, "done_right": self.done_right,
+                "silent_wrong": self.silent_wrong, "damage": self.count(Outcome.DAMAGE),
+                "silent_failures": self.silent_failures,
+                "reliability": interval_data(self.reliability),
+                "silent_failure_rate": interval_data(self.silent_failure_rate),
+                "done_right_rate": interval_data(self.done_right_rate),
+                "outcomes": self.outcomes, "verdicts": self.verdicts,
+                "categories": self.categories, "median_steps": self.median_steps,
+                "median_steps_all": self.median_steps_all}
 
 
 @dataclass(frozen=True)
@@ -125,8 +166,7 @@ class Summary:
             "flaky_variants": list(self.flaky_variants),
             "baseline": self.baseline.as_data() if self.baseline else None,
             "perturbed": self.perturbed.as_data() if self.perturbed else None,
-            "baseline_minus_perturbed": None if d is None else
-            {"estimate": d.estimate, "low": d.low, "high": d.high},
+            "baseline_minus_perturbed": interval_data(d),
             "variants": [v.as_data() for v in self.variants],
             "thresholds": [c.as_data() for c in self.checks],
             "exit_code": self.exit_code,
@@ -138,19 +178,23 @@ def _median(values: Sequence[float]) -> float | None:
 
 
 def group(runs: Sequence[Scored], confidence: float) -> Group:
-    scored = [r for r in runs if not r.excluded]
+    scored = [r for r in runs if r.counted]
+    n = len(scored)
     passes = sum(r.passed for r in scored)
-    # A fault run can pass by reporting honestly that it stopped; its few steps say
-    # nothing about efficiency, so only runs that did the task are compared.
-    steps = [float(r.steps) for r in scored
-             if r.passed and r.world.done_right and r.steps is not None]
+    outcomes = Counter(r.outcome.value for r in runs)
+    silent = sum(r.outcome in SILENT_FAILURES for r in scored)
+    done = sum(r.outcome is Outcome.DONE_RIGHT for r in scored)
     categories = Counter(r.classification.category for r in runs if r.classification)
     return Group(
-        runs=len(runs), scored=len(scored), passes=passes, excluded=len(runs) - len(scored),
-        completed=sum(bool(r.world.done_right) for r in scored),
-        reliability=wilson(passes, len(scored), confidence),
+        runs=len(runs), scored=n, passes=passes,
+        outcomes={o.value: outcomes.get(o.value, 0) for o in ORDER},
+        reliability=wilson(passes, n, confidence),
+        silent_failure_rate=wilson(silent, n, confidence),
+        done_right_rate=wilson(done, n, confidence),
         verdicts=summarise(r.verdict for r in runs), categories=dict(sorted(categories.items())),
-        median_steps=_median(steps))
+        median_steps=_median([float(r.steps) for r in scored
+                              if r.passed and r.steps is not None]),
+        median_steps_all=_median([float(r.steps) for r in scored if r.steps is not None]))
 
 
 def _variant(name: str, runs: Sequence[Scored], confidence: float, reps: int,
@@ -158,7 +202,7 @@ def _variant(name: str, runs: Sequence[Scored], confidence: float, reps: int,
     g = group(runs, confidence)
     ratio = (g.median_steps / baseline_steps
              if g.median_steps is not None and baseline_steps else None)
-    agent_s = [r.result.timings.agent for r in runs if not r.excluded]
+    agent_s = [r.result.timings.agent for r in runs if r.counted]
     return VariantSummary(
         variant=name, kind=variant_kind(name), group=g,
         pass_k={k: pass_hat_k(g.passes, g.scored, k) for k in range(1, reps + 1)},
@@ -192,15 +236,34 @@ def summarise_suite(runs: Sequence[Scored], variants: Sequence[str], repetitions
                                                                            thresholds))})
 
 
+def _no_scored_runs(g: Group) -> str:
+    why = [f"{n} {what}" for n, what in ((g.not_fired, "where the fault did not fire"),
+                                         (g.infrastructure, "left out as infrastructure"))
+           if n]
+    return "no scored runs" + (f" ({', '.join(why)})" if why else "")
+
+
 def _rate_check(scope: str, g: Group, target: float, gate: str) -> ThresholdCheck:
     r = g.reliability
     if r is None:
-        return ThresholdCheck(scope, "reliability", target, None, False,
-                              f"no scorable runs ({g.excluded} left out)")
+        return ThresholdCheck(scope, "reliability", target, None, False, _no_scored_runs(g))
     value = r.low if gate == "lower_bound" else r.estimate
     what = "lower bound" if gate == "lower_bound" else "reliability"
     return ThresholdCheck(scope, "reliability", target, value, value >= target,
                           f"{what} {value:.2f} ({g.passes}/{g.scored}) against {target:.2f}")
+
+
+def _silent_rate_check(scope: str, g: Group, target: float, gate: str) -> ThresholdCheck:
+    r = g.silent_failure_rate
+    metric = "silent_failure_rate"
+    if r is None:
+        return ThresholdCheck(scope, metric, target, None, False, _no_scored_runs(g))
+    # The cautious end of a failure rate is its upper bound.
+    value = r.high if gate == "lower_bound" else r.estimate
+    what = "silent failure rate" + (" (upper bound)" if gate == "lower_bound" else "")
+    return ThresholdCheck(scope, metric, target, value, value <= target,
+                          f"{what} {value:.2f} ({g.silent_failures}/{g.scored}) against at "
+                          f"most {target:.2f}")
 
 
 def check_thresholds(s: Summary, t: Thresholds) -> list[ThresholdCheck]:
@@ -208,6 +271,10 @@ def check_thresholds(s: Summary, t: Thresholds) -> list[ThresholdCheck]:
     if t.reliability is not None:
         checks.append(_rate_check("overall", s.overall, t.reliability, t.gate))
         checks += [_rate_check(v.variant, v.group, t.reliability, t.gate) for v in s.variants]
+    if t.max_silent_failure_rate is not None:
+        cap = t.max_silent_failure_rate
+        checks.append(_silent_rate_check("overall", s.overall, cap, t.gate))
+        checks += [_silent_rate_check(v.variant, v.group, cap, t.gate) for v in s.variants]
     if t.max_silent_wrong is not None:
         n = s.overall.silent_wrong
         where = ", ".join(f"{v.variant} {v.group.silent_wrong}" for v in s.variants

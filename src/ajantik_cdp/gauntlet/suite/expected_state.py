@@ -55,6 +55,18 @@ class Expectation:
                 "total_cents": self.total_cents()}
 
 
+def from_written(data: Mapping[str, Any]) -> Expectation:
+    """The expectation as ``as_data()`` wrote it into a results file (to score its runs
+    again). Raises KeyError, TypeError or ValueError for data it did not write."""
+    cart = tuple((str(line["product"]), int(line["quantity"])) for line in data["cart"])
+    coupon = data.get("coupon")
+    checkout = tuple(sorted((str(k), str(v)) for k, v in dict(data["checkout"]).items()))
+    stage = str(data["stage"])
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}")
+    return Expectation(cart, None if coupon is None else str(coupon), checkout, stage)
+
+
 class ExpectationError(ValueError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("; ".join(problems))

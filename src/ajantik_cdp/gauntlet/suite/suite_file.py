@@ -12,7 +12,10 @@ and says where it lives (relative paths in a command agent are resolved against 
     variants: [baseline, cookie_popup, phantom_add_to_cart]      # or: all
     repetitions: 3
     workers: 4                                      # runs at a time
-    thresholds: {reliability: 0.9}
+    thresholds: {reliability: 0.9, max_silent_failure_rate: 0}
+    executor: local                  # or ray, or {type: ray, address: "10.0.0.5:6379"}
+    browsers: ["${BROWSER_URL}"]     # remote browsers' DevTools endpoints (local only)
+    retries: 1                       # runs lost with their browser or node, run again
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any, Literal
 import yaml
 
 from ajantik_cdp.core.errors import BadInput
+from ajantik_cdp.core.yaml_problems import yaml_problem
 from ajantik_cdp.gauntlet.suite.expected_state import (
     Expectation,
     ExpectationError,
@@ -37,12 +41,16 @@ from ajantik_cdp.gauntlet.suite.variant_set import ALL_VARIANTS
 SUITE_VERSION = 1
 PRESETS = ("naive", "reference", "resilient")
 GATES = ("estimate", "lower_bound")
+THRESHOLD_KEYS = ("reliability", "max_silent_wrong", "max_silent_failure_rate", "gate")
 TOP_KEYS = ("version", "name", "agent", "task", "variants", "repetitions", "workers",
-            "deadline", "confidence", "thresholds")
+            "deadline", "confidence", "thresholds", "executor", "browsers", "retries")
+EXECUTORS = ("local", "ray")
 # The name `workers` had before it was the one name of the CLI, the docs and the file;
 # still read, with a note, so existing suite files keep working.
 OLD_WORKERS_KEY = "concurrency"
-DEFAULTS = {"repetitions": 3, "workers": 2, "deadline": 60.0, "confidence": 0.95}
+DEFAULTS = {"repetitions": 3, "workers": 2, "deadline": 60.0, "confidence": 0.95,
+            "retries": 1}
+MAX_RETRIES = 5
 MAX_REPETITIONS = 100
 MAX_WORKERS = 16
 MAX_DEADLINE = 3600.0
@@ -95,11 +103,15 @@ class TaskSpec:
 @dataclass(frozen=True)
 class Thresholds:
     reliability: float | None = None  # checked overall and for every variant
-    max_silent_wrong: int | None = 0
-    gate: str = "estimate"  # or "lower_bound": the Wilson lower bound must reach it
+    max_silent_wrong: int | None = 0  # runs, overall
+    max_silent_failure_rate: float | None = None  # checked overall and for every variant
+    # "lower_bound": the interval's cautious end must meet each rate (reliability's
+    # lower bound, the silent failure rate's upper bound)
+    gate: str = "estimate"
 
     def as_data(self) -> dict[str, Any]:
         return {"reliability": self.reliability, "max_silent_wrong": self.max_silent_wrong,
+                "max_silent_failure_rate": self.max_silent_failure_rate,
                 "gate": self.gate}
 
 
@@ -116,6 +128,12 @@ class Suite:
     thresholds: Thresholds
     source: str = "<suite>"
     warnings: tuple[str, ...] = field(default=())
+    # Where the runs run, not what they measure: never in as_data (an endpoint is a
+    # credential, and a suite resumed elsewhere is the same suite).
+    executor: str = "local"
+    ray_address: str | None = None
+    browsers: tuple[str, ...] = field(default=(), repr=False)
+    retries: int = 1
 
     @property
     def run_count(self) -> int:
@@ -281,18 +299,28 @@ def _variants(p: _Problems, raw: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _rate(p: _Problems, raw: Mapping[str, Any], key: str) -> float | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        hint = " (a share of runs: 0.05 is 5%)" if isinstance(value, int | float) \
+            and not isinstance(value, bool) and value > 1 else ""
+        p.add(f"thresholds.{key}", f"must be a number from 0 to 1 or null, got "
+              f"{value!r}{hint}")
+        return None
+    return float(value)
+
+
 def _thresholds(p: _Problems, raw: Any) -> Thresholds:
     if raw is None:
         return Thresholds()
     if not isinstance(raw, Mapping):
         p.add("thresholds", "must be a mapping, e.g. {reliability: 0.9}")
         return Thresholds()
-    _unknown_keys(p, "thresholds", raw, ("reliability", "max_silent_wrong", "gate"))
-    rel = raw.get("reliability")
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int | float)
-                            or not 0 <= rel <= 1):
-        p.add("thresholds.reliability", f"must be a number from 0 to 1, got {rel!r}")
-        rel = None
+    _unknown_keys(p, "thresholds", raw, THRESHOLD_KEYS)
+    rel = _rate(p, raw, "reliability")
+    silent_rate = _rate(p, raw, "max_silent_failure_rate")
     sw = raw.get("max_silent_wrong", 0)
     if sw is not None and (isinstance(sw, bool) or not isinstance(sw, int) or sw < 0):
         p.add("thresholds.max_silent_wrong", f"must be a whole number, 0 or more, or null; "
@@ -302,7 +330,39 @@ def _thresholds(p: _Problems, raw: Any) -> Thresholds:
     if gate not in GATES:
         p.add("thresholds.gate", f"must be {' or '.join(GATES)}, got {gate!r}")
         gate = "estimate"
-    return Thresholds(float(rel) if rel is not None else None, sw, str(gate))
+    return Thresholds(rel, sw, silent_rate, str(gate))
+
+
+def _executor(p: _Problems, raw: Any) -> tuple[str, str | None]:
+    if raw is None:
+        return "local", None
+    if isinstance(raw, str) and raw in EXECUTORS:
+        return raw, None
+    if isinstance(raw, Mapping) and raw.get("type") in EXECUTORS:
+        _unknown_keys(p, "executor", raw, ("type", "address"))
+        address = raw.get("address")
+        if address is not None and (not isinstance(address, str) or not address.strip()):
+            p.add("executor.address", "must be the Ray cluster's address, e.g. "
+                  "\"10.0.0.5:6379\"")
+            address = None
+        if address is not None and raw["type"] != "ray":
+            p.add("executor.address", "is for executor ray")
+        return str(raw["type"]), address
+    p.add("executor", f"must be {' or '.join(EXECUTORS)}, or {{type: ray, address: ...}}; "
+          f"got {raw!r}")
+    return "local", None
+
+
+def _browsers(p: _Problems, raw: Any) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not raw or not all(isinstance(b, str) and b.strip()
+                                                       for b in raw):
+        # The value itself is never quoted: it may carry a token.
+        p.add("browsers", "must be a list of DevTools endpoints (http://host:port or "
+              "ws://...), or ${VARIABLE}s that hold them")
+        return ()
+    return tuple(b.strip() for b in raw)
 
 
 def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
@@ -312,11 +372,7 @@ def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SuiteError(source, [f"{where}: not valid YAML: {what}" if where
-                                  else f"not valid YAML: {what}"]) from None
+        raise SuiteError(source, [yaml_problem(exc)]) from None
     if not isinstance(data, Mapping):
         raise SuiteError(source, ["must be a YAML mapping with version, agent, task, "
                                   "variants..."])
@@ -343,6 +399,12 @@ def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
     deadline = _number(p, data, "deadline", 1, MAX_DEADLINE, whole=False)
     confidence = _number(p, data, "confidence", 0.5, 0.999, whole=False)
     thresholds = _thresholds(p, data.get("thresholds"))
+    executor, ray_address = _executor(p, data.get("executor"))
+    browsers = _browsers(p, data.get("browsers"))
+    if browsers and executor == "ray":
+        p.add("browsers", "are for executor local: with executor ray every node runs "
+              "its own Chromium")
+    retries = _number(p, data, "retries", 0, MAX_RETRIES, whole=True)
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         p.add("name", "must be text")
@@ -356,4 +418,5 @@ def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
         agent=agent, task=task, variants=variants, repetitions=int(repetitions),
         workers=int(workers), deadline=float(deadline),
         confidence=float(confidence), thresholds=thresholds, source=source,
-        warnings=tuple(warnings))
+        warnings=tuple(warnings), executor=executor, ray_address=ray_address,
+        browsers=browsers, retries=int(retries))

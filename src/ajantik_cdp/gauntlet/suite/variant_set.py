@@ -1,16 +1,23 @@
-"""The variants a suite may name: the shop's eleven UI variants and four write faults.
+"""The variants a suite may name: the shop's eleven variants and four write faults, each
+with its kind and whether the task can still be done under it.
 
-A UI variant changes how the shop renders and how the agent's browser is set up (see
+A shop variant changes how the shop renders and how the agent's browser is set up (see
 ``ajantik_shop.variants``). A fault variant runs the shop's baseline behind a per-run guard
-that injects one write fault on one shop write (see ``core.faults``); its runs are scored
-with ``core.verdicts.verdict()``, world x claim, as ``ajantik test judge`` scores units.
-Pure.
+that injects one write fault on one shop write (see ``core.faults``).
+
+Kinds: ``baseline`` (the control: nothing changes), ``ui`` (what the page shows and
+when), ``network`` (how long answers take), ``viewport`` (the device), ``state`` (the
+session under the agent), ``locale`` (the language) and ``fault`` (a write fault). Every
+shop variant can be done by a capable agent; of the faults, only
+``session_drop_checkout`` makes the task impossible, so there the best outcome is to
+report the failure honestly (docs/gauntlet.md, the outcome ladder). Pure.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from ajantik_cdp.core.faults import FaultKind
 from ajantik_shop import VARIANT_NAMES
@@ -24,7 +31,7 @@ class FaultVariant:
     declares: str
     # Whether a capable agent can still reach the expected state. When it cannot, the
     # best outcome is to report the failure honestly.
-    recoverable: bool
+    success_possible: bool
     at: int = 1
 
     def pattern(self, token: str) -> str:
@@ -54,6 +61,15 @@ UI_VARIANTS: tuple[str, ...] = tuple(VARIANT_NAMES)
 ALL_VARIANTS: tuple[str, ...] = (*UI_VARIANTS, *FAULT_VARIANTS)
 BASELINE = "baseline"
 
+VariantKind = Literal["baseline", "ui", "network", "viewport", "state", "locale", "fault"]
+KINDS: tuple[VariantKind, ...] = get_args(VariantKind)
+SHOP_VARIANT_KINDS: dict[str, VariantKind] = {
+    "baseline": "baseline", "cookie_popup": "ui", "unexpected_modal": "ui",
+    "renamed_cta": "ui", "reordered_layout": "ui", "delayed_element": "ui",
+    "slow_api": "network", "network_delay": "network", "mobile_viewport": "viewport",
+    "expired_session": "state", "locale_variant": "locale",
+}
+
 
 def is_fault(name: str) -> bool:
     return name in FAULT_VARIANTS
@@ -64,5 +80,12 @@ def shop_variant(name: str) -> str:
     return BASELINE if is_fault(name) else name
 
 
-def variant_kind(name: str) -> str:
-    return "fault" if is_fault(name) else "ui"
+def variant_kind(name: str) -> VariantKind:
+    return "fault" if is_fault(name) else SHOP_VARIANT_KINDS[name]
+
+
+def success_possible(name: str) -> bool:
+    """Whether a capable agent can still do the task under this variant: every shop
+    variant can be recovered from (docs/shop.md); a fault says so itself."""
+    fault = FAULT_VARIANTS.get(name)
+    return fault.success_possible if fault is not None else True

@@ -1,0 +1,142 @@
+"""One rule for every output path: a folder that does not exist is created; a path that
+cannot be written (a file where a folder must be) is one line naming the path, exit 2."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from ajantik_cdp.gauntlet.score.results_file import RunContext, encode_results, results_data
+from ajantik_cdp.gauntlet.score.suite_summary import summarise_suite
+from ajantik_cdp.gauntlet.suite.demo_suite import demo_suite
+from tests.gauntlet.test_claims_summary_compare import scored_runs
+from tests.support.cli import run, start_guard
+from tests.support.records import RecordBuilder
+
+ROOT = Path(__file__).resolve().parents[2]
+ADAPTER = ROOT / "docs" / "adapter-template.py"
+
+
+@pytest.fixture
+def record(tmp_path: Path) -> Path:
+    rec = RecordBuilder(tmp_path / "record.jsonl")
+    for unit in ("A-1", "A-2"):  # the template's units
+        rec.exchange("PUT", f"/api/records/{unit}", sent={"status": "approved"},
+                     answer={"record": {"status": "approved"}})
+    return rec.close()
+
+
+@pytest.fixture
+def in_the_way(tmp_path: Path) -> Path:
+    """A file where the user meant a folder: `--out report.txt/v.json`."""
+    path = tmp_path / "report.txt"
+    path.write_text("a report")
+    return path
+
+
+def refused(res_code: int, line: str, flag: str, path: Path, blocker: Path) -> None:
+    assert res_code == 2, line
+    assert f"{flag} {path}: {blocker} is a file, not a folder" in line, line
+
+
+def test_record_har_creates_the_folder_or_names_the_path(tmp_path: Path, record: Path,
+                                                         in_the_way: Path) -> None:
+    target = tmp_path / "new" / "dir" / "run.har"
+    assert run("record", "har", str(record), "-o", str(target)).code == 0
+    assert target.is_file()
+    bad = in_the_way / "run.har"
+    res = run("record", "har", str(record), "-o", str(bad))
+    refused(res.code, res.one_line_error(), "-o", bad, in_the_way)
+
+
+def test_test_judge_creates_the_folders_or_names_the_path(tmp_path: Path, record: Path,
+                                                          in_the_way: Path) -> None:
+    report = tmp_path / "said.txt"
+    report.write_text("A-1: done\nA-2: done\n")
+    base = ["test", "judge", "--adapter", str(ADAPTER), "--record", str(record),
+            "--message", str(report)]
+    out, html = tmp_path / "a" / "v.json", tmp_path / "b" / "c" / "v.html"
+    res = run(*base, "--out", str(out), "--html", str(html))
+    assert res.code == 0, res.stderr
+    assert out.is_file() and html.is_file()
+    for flag in ("--out", "--html"):
+        bad = in_the_way / "v.json"
+        res = run(*base, flag, str(bad))
+        refused(res.code, res.one_line_error(), flag, bad, in_the_way)
+        assert "File exists" not in res.stderr
+
+
+def test_gauntlet_report_creates_the_folder_or_names_the_path(tmp_path: Path,
+                                                              in_the_way: Path) -> None:
+    suite, runs = demo_suite(), scored_runs({"baseline": [(True, 7)] * 3})
+    environment = {"ajantik": "0", "python": "3", "platform": "test", "browser": "Chromium",
+                   "executor": "local", "workers": 1}
+    ctx = RunContext("s-1", "t0", "t1", 10.0, False, environment)
+    summary = summarise_suite(runs, ["baseline"], 3, 0.95, suite.thresholds)
+    results = tmp_path / "results.json"
+    results.write_bytes(encode_results(results_data(suite, ctx, summary, runs)))
+    page = tmp_path / "newdir" / "r.html"
+    res = run("gauntlet", "report", str(results), "--out", str(page))
+    assert res.code == 0, res.stderr
+    assert page.read_text().startswith("<!doctype html>")
+    bad = in_the_way / "r.html"
+    res = run("gauntlet", "report", str(results), "--out", str(bad))
+    refused(res.code, res.one_line_error(), "--out", bad, in_the_way)
+
+
+@pytest.mark.parametrize("command", [
+    ["cdp", "--upstream", "http://127.0.0.1:1", "--record"],
+    ["demo", "--out"],
+    ["gauntlet", "demo", "--out"],
+    ["gauntlet", "matrix", "--out"],
+    ["gauntlet", "matrix", "--keep"],
+    ["walkthrough", "--out"],
+    ["browser", "--port", "9", "--profile"],
+], ids=lambda c: " ".join(w for w in c if not w.startswith("http")))
+def test_a_file_in_the_way_is_one_line_naming_the_path(in_the_way: Path,
+                                                       command: list[str]) -> None:
+    bad = in_the_way / "deeper" / "x.out"
+    res = run(*command, str(bad))
+    refused(res.code, res.one_line_error(), command[-1], bad, in_the_way)
+
+
+def test_a_path_that_is_a_folder_is_refused_for_a_file_flag(tmp_path: Path,
+                                                            record: Path) -> None:
+    res = run("record", "har", str(record), "-o", str(tmp_path))
+    assert res.code == 2 and str(tmp_path) in res.one_line_error()
+
+
+def test_shop_secret_file_gets_its_folder(tmp_path: Path) -> None:
+    import socket
+
+    secret = tmp_path / "secrets" / "shop.secret"
+    with socket.socket() as busy:  # the shop then stops at once: its port is taken
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        res = run("shop", "--port", str(busy.getsockname()[1]), "--secret-file", str(secret),
+                  env={"AJANTIK_SHOP_SECRET": None})
+    assert res.code == 2 and "is in use" in res.one_line_error()
+    assert secret.is_file() and len(secret.read_text().strip()) >= 32
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_the_guard_creates_its_records_folder(chrome, tmp_path: Path) -> None:
+    import urllib.request
+
+    record = tmp_path / "newdir" / "deeper" / "x.jsonl"
+    guard = start_guard("--upstream", chrome.http_url, "--record", str(record))
+    try:
+        assert record.is_file()
+        # Serving: past the moment its own signal handlers are in place.
+        with urllib.request.urlopen(guard.url + "/json/version", timeout=10) as answer:
+            assert answer.status == 200
+    finally:
+        guard.proc.send_signal(signal.SIGTERM)
+        assert guard.wait() == 0, guard.rest_of_stderr()
+    # Its last line counts what it recorded, each count with its own number.
+    last = guard.rest_of_stderr().strip().splitlines()[-1]
+    assert f"record {record}: 0 requests, 0 writes, 0 blocks, 0 faults" in last, last
+    assert "(s)" not in last

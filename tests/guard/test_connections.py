@@ -1,0 +1,267 @@
+"""Connections to denied URLs (WebSocket, EventSource) from every kind of target.
+
+Each path first reaches the site without the guard (its hit log shows the handshake),
+then is stopped by it; an allowed WebSocket and EventSource still work through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from ajantik_cdp.core.record_schema import BlockLine
+from tests.conftest import GuardFactory
+from tests.guard.attacks import Env
+from tests.support.site import HitSite
+
+pytestmark = pytest.mark.browser
+
+CONFIG = {"deny": ["denied"]}
+
+# Opens a WebSocket and says how it went: 'open', 'error', 'threw' (refused at once).
+WS_BODY = """
+  let w; try { w = new WebSocket(url) } catch (e) { return done('threw') }
+  w.onopen = () => done('open'); w.onerror = () => done('error');
+  setTimeout(() => done('timeout'), 4000);
+"""
+ES_BODY = """
+  let s; try { s = new EventSource(url) } catch (e) { return done('threw') }
+  s.onmessage = () => { s.close(); done('open') };
+  s.onerror = () => { s.close(); done('error') };
+  setTimeout(() => { s.close(); done('timeout') }, 4000);
+"""
+PAGE_JS = "(url) => new Promise((done) => { %s })"
+# The same body, run in a dedicated worker made from a blob.
+WORKER_JS = """(url) => new Promise((done) => {
+  const src = 'const done = (r) => postMessage(r); const url = ' + JSON.stringify(url) +
+    ';(() => {' + %s + '})()';
+  const w = new Worker(URL.createObjectURL(new Blob([src])));
+  w.onmessage = (e) => done(e.data);
+})"""
+
+SCRIPTS = {
+    "ws-shared.js": f"""onconnect = (e) => {{ const port = e.ports[0];
+        port.onmessage = (m) => {{ const url = m.data; const done = (r) => port.postMessage(r);
+        {WS_BODY} }} }}""",
+    "ws-sw.js": f"""self.addEventListener('install', () => self.skipWaiting());
+        self.addEventListener('activate', (e) => e.waitUntil(clients.claim()));
+        self.addEventListener('message', (m) => {{ const url = m.data;
+        const done = (r) => m.source.postMessage(r); {WS_BODY} }});""",
+}
+SHARED_JS = """(url) => new Promise((done) => {
+  const w = new SharedWorker('/js/ws-shared.js'); w.port.onmessage = (e) => done(e.data);
+  w.port.postMessage(url); setTimeout(() => done('no answer'), 6000) })"""
+SW_JS = """async (url) => {
+  const reg = await navigator.serviceWorker.register('/js/ws-sw.js', {scope: '/page/'});
+  await navigator.serviceWorker.ready;
+  const sw = reg.active || reg.waiting || reg.installing;
+  return await new Promise((done) => {
+    navigator.serviceWorker.onmessage = (e) => done(e.data);
+    sw.postMessage(url); setTimeout(() => done('no answer'), 6000) }) }"""
+
+PAGES = {
+    "blank": "<p>blank</p>",
+    # Opened at parse time of the first document after a cross-process navigation: the
+    # emulation rule alone has been measured to miss this one.
+    "ws-parse": """<script>
+        try { new WebSocket(location.origin.replace('http', 'ws') + '/denied-ws-parse') }
+        catch (e) { document.title = 'threw' }</script><p>parse</p>""",
+    "oopif": """<iframe src="{B}/page/blank"></iframe>""",
+}
+
+
+def ws_url(site: HitSite, path: str, origin: str | None = None) -> str:
+    return (origin or site.a).replace("http://", "ws://") + path
+
+
+@dataclass(frozen=True)
+class Path:
+    name: str
+    run: Callable[[Any, HitSite, str], Awaitable[str]]  # (page, site, path) -> outcome
+    channel: str = "ws"  # what the URL is given to
+
+
+async def _in_page(page: Any, site: HitSite, path: str) -> str:
+    return str(await page.evaluate(PAGE_JS % WS_BODY, ws_url(site, path)))
+
+
+async def _http_spelling(page: Any, site: HitSite, path: str) -> str:
+    # The constructor takes an http(s) URL too and makes it ws(s).
+    return str(await page.evaluate(PAGE_JS % WS_BODY, site.a + path))
+
+
+async def _in_oopif(page: Any, site: HitSite, path: str) -> str:
+    await page.goto(site.a + "/page/oopif")
+    frame = next(f for f in page.frames if f.url.startswith(site.b))
+    await frame.wait_for_load_state()
+    return str(await frame.evaluate(PAGE_JS % WS_BODY, ws_url(site, path, site.b)))
+
+
+async def _in_worker(page: Any, site: HitSite, path: str) -> str:
+    import orjson
+    return str(await page.evaluate(WORKER_JS % orjson.dumps(WS_BODY).decode(),
+                                   ws_url(site, path)))
+
+
+async def _in_shared_worker(page: Any, site: HitSite, path: str) -> str:
+    return str(await page.evaluate(SHARED_JS, ws_url(site, path)))
+
+
+async def _in_service_worker(page: Any, site: HitSite, path: str) -> str:
+    return str(await page.evaluate(SW_JS, ws_url(site, path)))
+
+
+async def _event_source(page: Any, site: HitSite, path: str) -> str:
+    return str(await page.evaluate(PAGE_JS % ES_BODY, site.a + path))
+
+
+async def _event_source_in_worker(page: Any, site: HitSite, path: str) -> str:
+    import orjson
+    return str(await page.evaluate(WORKER_JS % orjson.dumps(ES_BODY).decode(), site.a + path))
+
+
+PATHS = [
+    Path("page-websocket", _in_page),
+    Path("page-websocket-http-spelling", _http_spelling),
+    Path("oopif-websocket", _in_oopif),
+    Path("worker-websocket", _in_worker),
+    Path("shared-worker-websocket", _in_shared_worker),
+    # Not yet: the service-worker variant hung in this harness (not diagnosed, with or
+    # without the guard), so that path is unproven here; the install covers service
+    # workers the same way as shared ones.
+    Path("page-eventsource", _event_source, "es"),
+    Path("worker-eventsource", _event_source_in_worker, "es"),
+]
+
+
+def install(site: HitSite) -> None:
+    site.pages.update(PAGES)
+    site.scripts.update(SCRIPTS)
+
+
+async def _run(env: Env, path: Path, url_path: str) -> str:
+    browser = await env.pw.chromium.connect_over_cdp(env.cdp_url)
+    ctx = await browser.new_context()
+    try:
+        page = await ctx.new_page()
+        await page.goto(env.site.a + "/page/blank")
+        return await asyncio.wait_for(path.run(page, env.site, url_path), 30)
+    finally:
+        with contextlib.suppress(Exception):
+            await ctx.close()
+        with contextlib.suppress(Exception):
+            await browser.close()
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
+async def test_connection_to_a_denied_url_lands_without_guard_and_is_stopped_by_it(
+        path: Path, pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
+    install(site)
+    denied = f"/denied-{path.name}"
+    outcome = await _run(Env(pw, chrome.http_url, site), path, denied)
+    assert outcome == "open", f"{path.name}: did not connect even without the guard"
+    assert site.gets(denied), f"{path.name}: the site saw no handshake without the guard"
+
+    site.hits.clear()
+    g = await guard(CONFIG)
+    env = Env(pw, g.url, site)
+    outcome = await _run(env, path, denied)
+    await site.settle(0.5)
+    assert site.gets(denied) == [], f"{path.name}: reached the site through the guard"
+    assert outcome in ("error", "threw"), outcome
+    assert await g.wait_for_line(lambda b: isinstance(b, BlockLine) and
+                                 denied in (b.url or "")), \
+        f"{path.name}: stopped, but the record has no block line for it"
+
+    # The same channel to an allowed URL still works through the guard.
+    allowed = f"/allowed-{path.name}"
+    assert await _run(env, path, allowed) == "open"
+    assert site.gets(allowed)
+
+
+async def test_a_websocket_opened_while_the_first_document_parses_is_stopped(
+        pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
+    install(site)
+
+    async def visit(cdp_url: str, rounds: int) -> None:
+        browser = await pw.chromium.connect_over_cdp(cdp_url)
+        ctx = await browser.new_context()
+        page = await ctx.new_page()
+        for _ in range(rounds):
+            # From the other origin each time: a new renderer process for the document.
+            await page.goto(site.b + "/page/blank")
+            await page.goto(site.a + "/page/ws-parse")
+            await site.settle(0.2)
+        await ctx.close()
+        await browser.close()
+
+    await visit(chrome.http_url, 1)
+    assert await site.wait_for(lambda: site.gets("/denied-ws-parse"))
+    site.hits.clear()
+    g = await guard(CONFIG)
+    await visit(g.url, 8)
+    await site.settle(0.5)
+    assert site.gets("/denied-ws-parse") == []
+    assert len(site.gets("/page/ws-parse")) == 8  # the page itself loaded every time
+
+
+async def test_the_page_cannot_reach_the_unchecked_constructor(
+        pw: Any, guard: GuardFactory, site: HitSite) -> None:
+    install(site)
+    g = await guard(CONFIG)
+    browser = await pw.chromium.connect_over_cdp(g.url)
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.goto(site.a + "/page/blank")
+    url = ws_url(site, "/denied-ctor")
+    outcome = await page.evaluate("""(url) => new Promise((done) => {
+        const C = WebSocket.prototype.constructor;
+        let w; try { w = new C(url) } catch (e) { return done('threw') }
+        w.onopen = () => done('open'); w.onerror = () => done('error') })""", url)
+    await ctx.close()
+    await browser.close()
+    assert outcome == "threw"
+    assert site.gets("/denied-ctor") == []
+
+
+async def test_a_rule_without_a_literal_refuses_every_websocket(
+        pw: Any, guard: GuardFactory, site: HitSite) -> None:
+    install(site)
+    g = await guard({"deny": [r"/\d{7}$"]})
+    env = Env(pw, g.url, site)
+    assert await _run(env, PATHS[0], "/anything") in ("error", "threw")
+    assert site.gets("/anything") == []
+    # Plain page loads and reads are untouched.
+    assert site.gets("/page/blank")
+
+
+async def test_chrome_urlpattern_agrees_with_the_python_model(
+        pw: Any, chrome: Any, site: HitSite) -> None:
+    """The property tests check the patterns against the rules with a Python model of
+    URLPattern; this checks the model against Chrome's own URLPattern."""
+    import orjson
+
+    from ajantik_cdp.core.config import parse_config
+    from ajantik_cdp.core.socket_rules import socket_plan
+
+    plan = socket_plan(parse_config({
+        "deny": ["/submission", r"portal\.example", "8443", r"(?:api|v2)/\d+"],
+        "allow_writes": [r"^https://app\.example/live/", r"^http://127\.0\.0\.1:9/"]}))
+    urls = ["ws://h/submission", "ws://h/x/SUBMISSION?q", "wss://portal.example/",
+            "ws://h/?to=portal.example", "wss://h:8443/", "ws://h/api/7", "ws://h/v2/x",
+            "wss://app.example/live/a", "wss://app.example/other", "ws://127.0.0.1:9/x",
+            "ws://127.0.0.1:9/x%2Fy", "ws://127.0.0.1:9/?a=%41", "ws://other/", "ws://h:9/"]
+    browser = await pw.chromium.connect_over_cdp(chrome.http_url)
+    page = await browser.contexts[0].new_page()
+    got = await page.evaluate("""([patterns, urls]) => patterns.map((p) => {
+        const pattern = new URLPattern(p); return urls.map((u) => pattern.test(u)) })""",
+                              [[p.page_pattern for p in plan.patterns], urls])
+    await page.close()
+    await browser.close()
+    want = [[p.matches(u) for u in urls] for p in plan.patterns]
+    assert got == want, orjson.dumps([p.page_pattern for p in plan.patterns]).decode()
