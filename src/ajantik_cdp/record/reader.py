@@ -14,6 +14,7 @@ import orjson
 
 from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.core.record_schema import (
+    RECORD_VERSION,
     VERSIONS,
     ActionLine,
     BlockLine,
@@ -45,7 +46,7 @@ class LoadedRecord:
     numbered: tuple[tuple[int, RecordLine], ...]
     # Set when the last line was cut short (a guard killed mid-write): what was seen.
     torn_line: str | None = None
-    version: int = 1
+    version: int = RECORD_VERSION
 
     @property
     def frames(self) -> list[FrameLine]:
@@ -155,7 +156,7 @@ def parse_record(path: Path, raw: bytes) -> LoadedRecord:
         raise RecordReadError(f"{path} holds only an incomplete first line: the guard was "
                               "killed before it wrote one whole line")
     return LoadedRecord(path, tuple(lines), torn,
-                        first_version if isinstance(first_version, int) else 1)
+                        first_version if isinstance(first_version, int) else RECORD_VERSION)
 
 
 def load_record(path: Path) -> LoadedRecord:
