@@ -1,9 +1,10 @@
 """The judge's HTML page (``--html``): one self-contained file. Its run section and style
 are also the run sections of ``ajantik test run``'s report (testrun/report/).
 
-Everything is inline (CSS, no script, no font, no image), so the page opens offline and
-can be attached to a ticket. Each verdict links to the record lines it rests on, which
-are embedded in the page (bodies shortened), and quotes the claim it compared.
+Everything is inline (CSS; no font; a script and images only for a filmed run's
+player), so the page opens offline and can be attached to a ticket. Each verdict links to
+the record lines it rests on, which are embedded in the page (one closed line each,
+bodies shortened), and quotes the claim it compared.
 """
 
 from __future__ import annotations
