@@ -1,7 +1,9 @@
 """The pages a person reads, in real Chromium at phone (390 px) and desktop (1280 px)
 width: the `test judge --html` page and the demo's report never scroll sideways (tables
 scroll in their own boxes), carry a legend of the verdicts, damage and the gate, and show
-each record line as one closed line that opens on a click or on a link to it."""
+each record line as one closed line that opens on a click or on a link to it. The demo is
+filmed here: its report carries a player per run, its frames linked from the run
+folders, not embedded."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 import pytest_asyncio
 
 from ajantik_cdp.cli.main import main
+from ajantik_cdp.core.film import FilmPolicy
 from ajantik_cdp.demo.runner import run_demo
 from ajantik_cdp.testrun.report.outputs import write_outputs
 from tests.conftest import ChromeProcess
@@ -24,6 +27,14 @@ pytestmark = pytest.mark.browser
 WIDTHS = (390, 1280)
 # No space, no dash: nothing a browser may break a line at.
 UNBROKEN = "z" * 420
+
+
+def text_of(path: Path) -> str:
+    return path.read_text()
+
+
+def is_file(path: Path) -> bool:
+    return path.is_file()
 
 
 class Quiet:
@@ -130,7 +141,7 @@ async def test_the_judge_page_on_a_phone_and_a_desktop(viewer: Any, tmp_path: Pa
 async def demo_report(chrome: ChromeProcess, tmp_path_factory: pytest.TempPathFactory
                       ) -> Path:
     out = tmp_path_factory.mktemp("demo")
-    outcome = await run_demo(out, Quiet(), chromes=[chrome])
+    outcome = await run_demo(out, Quiet(), chromes=[chrome], film=FilmPolicy(fps=2))
     _, report = write_outputs(outcome, out, title="demo", intro="", command=["ajantik", "demo"],
                               conclusions=())
     return Path(report)
@@ -150,5 +161,36 @@ async def test_the_demo_report_on_a_phone_and_a_desktop(viewer: Any, demo_report
         assert await head.is_visible()
         await assert_fits(page, width)
         assert "gate passes" in await page.locator("main").inner_text()
+    finally:
+        await context.close()
+
+
+async def test_the_filmed_demo_report_has_a_player_per_run(viewer: Any, demo_report: Path
+                                                           ) -> None:
+    html = text_of(demo_report)
+    assert "data:image/jpeg" not in html  # linked from the run folders: the page stays small
+    context, page = await open_at(viewer, demo_report, 390)
+    try:
+        films = page.locator("[data-film]")
+        assert await films.count() == 10  # two skills: a clean run and four faults each
+        film = films.nth(3)
+        await film.scroll_into_view_if_needed()
+        screen = film.locator("img.screen")
+        src = await screen.get_attribute("src") or ""
+        assert src.startswith("runs/") and is_file(demo_report.parent / src)
+        await page.wait_for_function(
+            "i => i.complete && i.naturalWidth > 0", arg=await screen.element_handle())
+        scrub = film.locator("input.scrub")
+        last = int(await scrub.get_attribute("max") or "0")
+        assert last >= 1  # a frame after each write, at least
+        box = await scrub.bounding_box()
+        assert box is not None
+        await page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)
+        assert await scrub.input_value() == str(last)
+        assert await screen.get_attribute("src") != src
+        await assert_fits(page, 390)
+        # The run's own verdict page, in its folder, carries the same player.
+        run_page = demo_report.parent / src.split("/film/")[0] / "verdicts.html"
+        assert 'data-film' in text_of(run_page)
     finally:
         await context.close()

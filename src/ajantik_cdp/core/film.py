@@ -27,6 +27,11 @@ from ajantik_cdp.core.rules import is_write, redact_rule
 # 2 frames a second keeps the film's cost within the issue's 1.15x of direct.
 DEFAULT_FPS = 2.0
 MAX_FPS = 30.0
+# Whether `ajantik test run` and `ajantik demo` film every run unless given --no-film.
+# Off: the issue allows filming to move the demo's wall time by at most 10%, and it
+# measured 1.58x (median wall; CPU 1.17x) with bench/demo_bench.py --film 2 (docs/record.md,
+# "What filming costs").
+FILM_RUNS_BY_DEFAULT = False
 
 
 class FilmPolicyError(ValueError):

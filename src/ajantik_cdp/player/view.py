@@ -1,5 +1,6 @@
 """What a player shows for one filmed run: the frames (embedded, so the page needs no
-server and no network) and one timeline of the client's actions and the record lines,
+server and no network; or linked, for a page inside the output folder that holds them)
+and one timeline of the client's actions and the record lines,
 each pointing at its frame.
 
 Built from a loaded record and its film folder; rendered by the ``player`` macro of
@@ -11,6 +12,7 @@ from __future__ import annotations
 import base64
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import orjson
 
@@ -24,7 +26,7 @@ DETAIL_CHARS = 1500  # characters of a record line shown when it is expanded
 
 @dataclass(frozen=True)
 class Frame:
-    src: str  # a data: URL
+    src: str  # a data: URL, or the file's address relative to the page
     clock: str
     caption: str
 
@@ -86,8 +88,10 @@ def _detail(line: RequestLine | BlockLine) -> str:
 
 
 def film_view(record: LoadedRecord, slug: str, folder: Path | None = None,
-              limit: int = FRAMES_SHOWN) -> FilmView | None:
-    """The player's data, or None when the record holds no film."""
+              limit: int = FRAMES_SHOWN, linked: str | None = None) -> FilmView | None:
+    """The player's data, or None when the record holds no film. Frames are embedded,
+    unless ``linked`` is the film folder's address relative to the page (a report in the
+    output folder the frames are in: the page stays small)."""
     all_frames = record.frames
     if not all_frames and not record.actions:
         return None
@@ -98,16 +102,13 @@ def film_view(record: LoadedRecord, slug: str, folder: Path | None = None,
     index_of: dict[str, int] = {}
     missing = 0
     for frame in chosen:
-        try:
-            data = (where / frame.file).read_bytes() if where is not None else None
-        except OSError:
-            data = None
-        if data is None:
+        src = _frame_src(where, frame.file, linked)
+        if src is None:
             missing += 1
             continue
         index_of[frame.file] = len(frames)
         frames.append(Frame(
-            src="data:image/jpeg;base64," + base64.b64encode(data).decode(),
+            src=src,
             clock=clock(frame.time),
             caption=f"{clock(frame.time)} · {'still after line ' if frame.after_seq else ''}"
                     f"{'#' + str(frame.after_seq) + ' · ' if frame.after_seq else ''}"
@@ -133,6 +134,18 @@ def film_view(record: LoadedRecord, slug: str, folder: Path | None = None,
         )))
     entries.sort(key=lambda pair: pair[0])  # stable: record order within one millisecond
     return FilmView(slug, tuple(frames), tuple(e for _, e in entries), tuple(notes))
+
+
+def _frame_src(where: Path | None, file: str, linked: str | None) -> str | None:
+    if where is None:
+        return None
+    if linked is not None:
+        return f"{linked}/{quote(file)}" if (where / file).is_file() else None
+    try:
+        data = (where / file).read_bytes()
+    except OSError:
+        return None
+    return "data:image/jpeg;base64," + base64.b64encode(data).decode()
 
 
 def _nearest(frame: FrameLine | None, kept: list[tuple[FrameLine, int]]) -> int | None:
