@@ -9,7 +9,7 @@ import itertools
 import string
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.config import parse_config
@@ -25,6 +25,7 @@ from ajantik_cdp.core.film import (
     wants_still,
 )
 from ajantik_cdp.core.record_schema import ActionLine, BlockLine, Body, FrameLine, RequestLine
+from tests.support.examples import examples
 
 CONFIG = parse_config({"redact": ["/login"]})
 
@@ -58,7 +59,6 @@ def run_book(book: FilmBook, steps: list[tuple[float, int]]) -> list[tuple[float
     return kept
 
 
-@settings(deadline=None)  # a shared, slow machine: no timing
 @given(arrivals, st.sampled_from([1.0, 2.0, 4.0, 10.0]))
 def test_kept_frames_respect_the_rate_and_the_last_change_is_kept(
         steps: list[tuple[float, int]], fps: float) -> None:
@@ -72,7 +72,6 @@ def test_kept_frames_respect_the_rate_and_the_last_change_is_kept(
     assert all(a[1] != b[1] for a, b in itertools.pairwise(kept))
 
 
-@settings(deadline=None)  # a shared, slow machine: no timing
 @given(arrivals)
 def test_nothing_is_kept_while_a_redacted_document_is_on_screen(
         steps: list[tuple[float, int]]) -> None:
@@ -85,7 +84,6 @@ def test_nothing_is_kept_while_a_redacted_document_is_on_screen(
     assert book.frames == 0 and book.due("P") is None
 
 
-@settings(deadline=None)  # a shared, slow machine: no timing
 @given(st.lists(st.floats(0, 100), min_size=1, max_size=20), st.floats(0, 100))
 def test_a_picture_painted_while_the_page_went_to_a_redacted_url_is_hidden(
         events: list[float], painted: float) -> None:
@@ -112,7 +110,6 @@ def test_a_redirect_heard_only_at_commit_hides_further_back() -> None:
     assert book.hidden("P", 61.2) and not book.hidden("P", 61.3)
 
 
-@settings(deadline=None)  # a shared, slow machine: no timing
 @given(st.integers(0, 30), st.integers(1, 40))
 def test_frame_and_byte_budgets_hold(max_frames: int, size: int) -> None:
     book = FilmBook(FilmPolicy(fps=30, max_frames=max_frames, max_bytes=400), CONFIG)
@@ -147,7 +144,6 @@ def test_writes_blocks_and_faults_ask_for_a_still_reads_do_not() -> None:
 SECRET = "hunter2-" + "x" * 5
 
 
-@settings(deadline=None)  # a shared, slow machine: no timing
 @given(st.sampled_from(sorted(ACTION_METHODS)),
        st.dictionaries(st.sampled_from(["text", "expression", "functionDeclaration", "key",
                                         "code", "url", "files", "type", "arguments",
@@ -162,7 +158,6 @@ def test_an_action_summary_never_holds_typed_text_or_source(
     assert summary is None or SECRET not in summary
 
 
-@settings(deadline=None)  # a shared, slow machine: no timing
 @given(st.text(string.printable, min_size=1, max_size=1))
 def test_a_printable_key_is_only_a_character_key(key: str) -> None:
     assert summarise("Input.dispatchKeyEvent", {"type": "keyDown", "key": key, "text": key},
@@ -204,7 +199,6 @@ def test_each_line_gets_its_still_or_the_next_frame_of_its_page() -> None:
     assert frame_for_lines([request(1)]) == {}
 
 
-@settings(deadline=None)  # a shared, slow machine: no timing
 @given(st.lists(st.tuples(st.booleans(), st.integers(0, 9)), max_size=60),
        st.integers(0, 50))
 def test_the_player_keeps_stills_first_within_its_limit(
@@ -218,7 +212,7 @@ def test_the_player_keeps_stills_first_within_its_limit(
     assert [f.time for f in chosen] == sorted(f.time for f in chosen)
 
 
-@settings(max_examples=20, deadline=None)
+@examples(20)
 @given(st.floats(-5, 100))
 def test_policy_refuses_impossible_values(fps: float) -> None:
     if 0 < fps <= 30:
