@@ -109,12 +109,12 @@ async def _stoppable(work: Coroutine[Any, Any, T]) -> T:
 
 def _where(placement: Placement, count: int) -> str:
     if placement.browsers:
-        return f"{len(placement.browsers)} remote browser(s)"
+        return f"{counted(len(placement.browsers), 'remote browser')}"
     if placement.executor == "ray":
         cluster = (f"the Ray cluster at {placement.ray_address}" if placement.ray_address
                    else "a Ray instance of this machine's own")
-        return f"{count} worker(s) on {cluster}"
-    return f"{count} worker(s)"
+        return f"{counted(count, 'worker')} on {cluster}"
+    return counted(count, "worker")
 
 
 def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
@@ -143,7 +143,7 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
                f"writing to {out_dir}/")
     todo = suite.run_count - (len(resume.kept) if resume else 0)
     if resume is not None:
-        click.echo(f"resuming: {len(resume.kept)} finished run(s) kept, {todo} to run")
+        click.echo(f"resuming: {counted(len(resume.kept), 'finished run')} kept, {todo} to run")
     progress = SuiteProgress(todo, console, lines=None if not quiet else True)
     scrub = EndpointScrubber(placement.browsers).scrub
     try:

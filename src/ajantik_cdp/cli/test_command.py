@@ -27,6 +27,7 @@ from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.config_file import load_config_file
 from ajantik_cdp.core.config import ConfigError, GuardConfig
 from ajantik_cdp.core.errors import BadInput
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.run_gate import GatePolicy
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable
 from ajantik_cdp.judge.adapter_loader import Adapter, AdapterError, load_adapter
@@ -183,7 +184,7 @@ def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: 
                    f"--fault-at {r.guard_at})")
     if not plan.runs:
         click.echo("  none")
-    click.echo(f"`{RUN}` makes a clean run first, then these {len(plan.runs)} run(s).")
+    click.echo(f"`{RUN}` makes a clean run first, then {_these(len(plan.runs))}.")
     return 0
 
 
@@ -290,9 +291,15 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
 
 def _intro(outcome: Outcome) -> str:
     runs = sum(len(t.all_runs) for t in outcome.tests)
-    return (f"{runs} run(s) in {outcome.seconds:.0f}s: a clean run, then one run per write "
-            "point x fault kind x repetition, each through a fresh guard and judged from "
-            "its own record.")
+    return (f"{counted(runs, 'run')} in {outcome.seconds:.0f}s: a clean run, then one run "
+            "per write point x fault kind x repetition, each through a fresh guard and judged "
+            "from its own record.")
+
+
+def _these(runs: int) -> str:
+    """What the plan's runs are called in a question or a sentence: "this run", "these 2
+    runs"."""
+    return "this run" if runs == 1 else f"these {runs} runs"
 
 
 def _say_end(outcome: Outcome, code: int, results: Path, report: Path) -> None:
@@ -337,7 +344,7 @@ async def _main(test: SkillTest, upstream: str, out_dir: Path, console: Console,
                         console.print(line, highlight=False, markup=False)
             runs = sum(len(r.plan.runs) for r in results if r.plan)
             try:
-                return yes or await _ask(f"Run these {runs} run(s)? [y/N] ")
+                return yes or await _ask(f"Run {_these(runs)}? [y/N] ")
             finally:
                 progress.resume()
 

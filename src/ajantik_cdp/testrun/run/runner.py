@@ -22,6 +22,7 @@ from typing import Protocol
 import orjson
 
 from ajantik_cdp.core.faults import FaultKind, parse_fault
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.record_schema import now_iso
 from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult, gate_run
 from ajantik_cdp.judge.adapter_api import Record, Report
@@ -308,7 +309,7 @@ def plan_test(result: SkillTestResult) -> None:
         result.plan = plan_from_writes(writes, o.kinds, o.reps, o.at, o.only)
         if by_operator:
             result.plan = dataclasses.replace(result.plan, notes=(*result.plan.notes, (
-                f"{by_operator} write(s) of the clean run were the operator's (made while "
+                f"{counted(by_operator, 'write')} of the clean run were the operator's (made while "
                 "the skill waited for its answer): no write point of the skill")))
     except PlanError as exc:
         result.stopped, result.stop_code = str(exc), 2
