@@ -35,6 +35,7 @@ from ajantik_cdp.output_folder import prepare
 from ajantik_cdp.proxy.upstream import GuardStartError, parse_upstream, reach_upstream
 from ajantik_cdp.testrun.adapter_hooks import AdapterHooks
 from ajantik_cdp.testrun.plan.run_plan import (
+    CLEAN,
     At,
     Plan,
     PlanError,
@@ -284,9 +285,26 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
     publish(RUN, runs_outputs(RUN, [(f"{r.test}/{r.planned.label}", r.judgement, r.gate)
                                     for t in outcome.tests for r in t.all_runs],
                               outcome.tests[0].test.options.policy if outcome.tests
-                              else GatePolicy(), seconds=outcome.seconds), junit_path)
+                              else GatePolicy(), seconds=outcome.seconds,
+                              not_run=not_run(outcome)), junit_path)
     _say_end(outcome, code, results, report)
     return code
+
+
+def not_run(outcome: Outcome) -> list[tuple[str, str]]:
+    """(run, why) of every run that was due and did not run: the clean run, or the
+    planned runs that an interrupt, a declined plan or a stop left undone."""
+    out = []
+    for t in outcome.tests:
+        why = ("interrupted" if outcome.interrupted else f"the test stopped: {t.stopped}"
+               if t.stopped else "the plan was declined" if outcome.declined
+               else "the test ended first")
+        due = [CLEAN] if t.clean is None else []
+        if t.plan is not None:
+            ran = {r.planned.number for r in t.runs}
+            due += [p for p in t.plan.runs if p.number not in ran]
+        out += [(f"{t.test.name}/{p.label}", why) for p in due]
+    return out
 
 
 def _intro(outcome: Outcome) -> str:

@@ -64,11 +64,11 @@ def suite_run_id(name: str, when: datetime | None = None) -> str:
 def plan_runs(suite: Suite, suite_run: str, out_dir: Path) -> list[RunSpec]:
     """Every run of the suite, in the order they are handed out (slowest first)."""
     specs = [
-        RunSpec(run_id=f"{variant}-r{rep}", suite_run=suite_run, variant=variant,
-                repetition=rep, agent=suite.agent, task_name=suite.task.name,
+        RunSpec(run_id=run, suite_run=suite_run, variant=variant, repetition=rep,
+                agent=suite.agent, task_name=suite.task.name,
                 task_text=suite.task.description, deadline=suite.deadline,
-                artifacts=str(out_dir / "runs" / f"{variant}-r{rep}"))
-        for rep in range(suite.repetitions) for variant in suite.variants]
+                artifacts=str(out_dir / "runs" / run))
+        for variant, rep, run in suite.planned_runs]
     return sorted(specs, key=lambda s: (-COST.get(s.variant, DEFAULT_COST), s.repetition))
 
 
