@@ -36,6 +36,7 @@ from ajantik_cdp.judge.verdict_file import (
     verdicts_data,
 )
 from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
+from ajantik_cdp.proxy.preloading import held_off_on
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions, GuardStartError
 from ajantik_cdp.testrun.adapter_hooks import AdapterHooks, OperatorEvent, SkillOutput
@@ -370,21 +371,25 @@ async def run_tests(tests: Sequence[SkillTest], lanes: Sequence[str], out_dir: P
         progress.finished(run, finished, total)
 
     try:
-        await _over_lanes([(r, CLEAN) for r in results], lanes, out_dir, prefixes, clean_done)
-        if any(r.stopped for r in results):
-            return outcome
-        for r in results:
-            plan_test(r)
-        jobs = [(r, p) for r in results if r.plan and not r.stopped for p in r.plan.runs]
-        total = finished + len(jobs)
-        for r in results:
-            progress.planned(r, total)
-        if not jobs:
-            return outcome
-        if confirm is not None and not await confirm(results):
-            outcome.declined = True
-            return outcome
-        await _over_lanes(jobs, lanes, out_dir, prefixes, run_done)
+        # One hold of "Preload pages" per browser for the whole test: each run's guard
+        # then joins it instead of opening chrome://settings twice (proxy/preloading.py).
+        async with held_off_on(lanes):
+            await _over_lanes([(r, CLEAN) for r in results], lanes, out_dir, prefixes,
+                              clean_done)
+            if any(r.stopped for r in results):
+                return outcome
+            for r in results:
+                plan_test(r)
+            jobs = [(r, p) for r in results if r.plan and not r.stopped for p in r.plan.runs]
+            total = finished + len(jobs)
+            for r in results:
+                progress.planned(r, total)
+            if not jobs:
+                return outcome
+            if confirm is not None and not await confirm(results):
+                outcome.declined = True
+                return outcome
+            await _over_lanes(jobs, lanes, out_dir, prefixes, run_done)
     except asyncio.CancelledError:
         # Ctrl-C: the run in flight was stopped (its skill and guard included); what
         # finished is kept and reported.
