@@ -238,8 +238,9 @@ async def held_off(http: aiohttp.ClientSession, browser_ws_url: str) -> AsyncIte
         ws = await http.ws_connect(browser_ws_url, max_msg_size=0, compress=0,
                                    autoping=True)
     except (aiohttp.ClientError, OSError) as exc:
-        log.info("preloading: no session hold on %s (%s); each guard switches it",
-                 browser_ws_url, exc)
+        # Not the address: a remote browser's endpoint can carry a credential.
+        log.info("preloading: no session hold (%s); each guard switches it",
+                 type(exc).__name__)
         yield False
         return
     conn = CdpConnection(ws)
