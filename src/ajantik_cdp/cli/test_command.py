@@ -286,12 +286,12 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
                                     for t in outcome.tests for r in t.all_runs],
                               outcome.tests[0].test.options.policy if outcome.tests
                               else GatePolicy(), seconds=outcome.seconds,
-                              not_run=not_run(outcome)), junit_path)
+                              not_run=_not_run(outcome)), junit_path)
     _say_end(outcome, code, results, report)
     return code
 
 
-def not_run(outcome: Outcome) -> list[tuple[str, str]]:
+def _not_run(outcome: Outcome) -> list[tuple[str, str]]:
     """(run, why) of every run that was due and did not run: the clean run, or the
     planned runs that an interrupt, a declined plan or a stop left undone."""
     out = []
