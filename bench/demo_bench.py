@@ -42,12 +42,13 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def one(workers: int, film: FilmPolicy | None = None) -> tuple[float, float, bool]:
+def one(workers: int, film: FilmPolicy | None = None) -> tuple[float, float, list[str]]:
+    """Wall and CPU seconds of one demo, and the conclusions that did not hold."""
     with tempfile.TemporaryDirectory(prefix="ajantik-demo-bench-") as tmp:
         cpu0, t0 = cpu_seconds(), time.monotonic()
         outcome = asyncio.run(run_demo(Path(tmp), Quiet(), workers=workers, film=film))
         wall, cpu = time.monotonic() - t0, cpu_seconds() - cpu0
-    return wall, cpu, all(c.holds for c in conclusions(outcome))
+    return wall, cpu, [c.text for c in conclusions(outcome) if not c.holds]
 
 
 def main() -> None:
@@ -65,10 +66,12 @@ def main() -> None:
     for r in range(args.rounds):
         for workers in (1, 2):
             load = os.getloadavg()[0]
-            wall, cpu, ok = one(workers)
+            wall, cpu, failed = one(workers)
             results[workers].append((wall, cpu))
             print(f"round {r + 1} workers={workers}: {wall:5.1f}s wall {cpu:5.1f}s CPU "
-                  f"(load {load:.1f}){'' if ok else '  CONCLUSIONS FAILED'}", flush=True)
+                  f"(load {load:.1f}){'  CONCLUSIONS FAILED' if failed else ''}", flush=True)
+            for text in failed:
+                print(f"  not held: {text}", flush=True)
     print(f"{'':8}{'median wall':>14}{'median CPU':>14}")
     for workers, rows in results.items():
         print(f"workers={workers:<3}{statistics.median(w for w, _ in rows):13.1f}s"
@@ -82,10 +85,12 @@ def film_cost(rounds: int, policy: FilmPolicy) -> None:
     for r in range(rounds):
         for name, film in zip(sides, (None, policy), strict=True):
             load = os.getloadavg()[0]
-            wall, cpu, ok = one(2, film)
+            wall, cpu, failed = one(2, film)
             sides[name].append((wall, cpu))
             print(f"round {r + 1} {name}: {wall:5.1f}s wall {cpu:5.1f}s CPU "
-                  f"(load {load:.1f}){'' if ok else '  CONCLUSIONS FAILED'}", flush=True)
+                  f"(load {load:.1f}){'  CONCLUSIONS FAILED' if failed else ''}", flush=True)
+            for text in failed:
+                print(f"  not held: {text}", flush=True)
     walls = {name: statistics.median(w for w, _ in rows) for name, rows in sides.items()}
     cpus = {name: statistics.median(c for _, c in rows) for name, rows in sides.items()}
     print(f"{'':16}{'median wall':>14}{'median CPU':>14}")

@@ -50,10 +50,20 @@ def make_folder(folder: Path, flag: str, given: Path) -> None:
 def make_parent(path: Path, flag: str) -> Path:
     """The folder an output file goes into exists (created when it did not); ``path`` is
     returned for chaining."""
-    if path.is_dir():
-        raise OutputFolderError(f"{flag} {path} is a folder; give a file name")
+    check_parent(path, flag)
     make_folder(path.parent, flag, path)
     return path
+
+
+def check_parent(path: Path, flag: str) -> None:
+    """What ``make_parent`` would refuse, refused now, with nothing created: for a file
+    written only once the work has started (the guard's record once Chrome answers), so
+    a command that fails before that leaves no empty folder behind."""
+    if path.is_dir():
+        raise OutputFolderError(f"{flag} {path} is a folder; give a file name")
+    blocker = _file_in_the_way(path.parent)
+    if blocker is not None:
+        raise OutputFolderError(f"{flag} {path}: {blocker} is a file, not a folder")
 
 
 def prepare(out_dir: Path, command: str) -> None:

@@ -171,6 +171,43 @@ def test_gauntlet_outputs_for_every_kind_of_run() -> None:
     assert "FAILS:" in out.summary
 
 
+def test_gauntlet_outputs_of_an_interrupted_suite() -> None:
+    """What finished as it is; every other run an error (not run); no threshold passes or
+    fails on part of the runs, even one the finished runs alone would meet."""
+    suite = demo_suite()
+    runs = scored_runs({"baseline": [(True, 7)]})
+    summary = summarise_suite(runs, ["baseline", "cookie_popup"], 2, 0.95, suite.thresholds)
+    unfinished = [("baseline", "baseline-r1"), ("cookie_popup", "cookie_popup-r0"),
+                  ("cookie_popup", "cookie_popup-r1")]
+    out = gauntlet_outputs("Checkout demo", runs, summary, unfinished=unfinished)
+    cases = read_junit(out.junit())
+    by_name = {c.name: (c.kind, c.type) for c in cases}
+    assert by_name.pop("baseline-r0") == ("passed", "")
+    for _, run_id in unfinished:
+        assert by_name.pop(run_id) == ("error", "not_run")
+    assert by_name and set(by_name.values()) == {("error", "not_run")}  # the thresholds
+    assert len(by_name) == len(summary.checks)
+    assert any(a.startswith("::error title=interrupted::") for a in out.annotations)
+    assert "INTERRUPTED after 1 of 4 runs" in out.summary
+    # The same suite, not interrupted: the thresholds are decided.
+    whole = read_junit(gauntlet_outputs("Checkout demo", runs, summary).junit())
+    assert "not_run" not in {c.type for c in whole}
+
+
+def test_test_run_outputs_list_the_runs_not_run() -> None:
+    from ajantik_cdp.ci.judge_outputs import runs_outputs
+    from ajantik_cdp.core.run_gate import GatePolicy
+
+    out = runs_outputs("ajantik test run", [], GatePolicy(),
+                       not_run=[("/clean", "interrupted"), ("/x on y", "interrupted")])
+    cases = read_junit(out.junit())
+    assert [(c.classname, c.name, c.kind, c.type) for c in cases] == [
+        ("/clean", "gate", "error", "not_run"), ("/x on y", "gate", "error", "not_run")]
+    assert "0 of 0 runs fail the gate; 2 planned runs not run" in out.summary
+    assert any(a.startswith("::error title=ajantik test run%3A 2 runs not run::")
+               for a in out.annotations)
+
+
 LIAR = 'import json\nprint(json.dumps({"status": "completed", "summary": "done!"}))\n'
 
 

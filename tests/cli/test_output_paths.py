@@ -12,7 +12,7 @@ from ajantik_cdp.gauntlet.score.results_file import RunContext, encode_results, 
 from ajantik_cdp.gauntlet.score.suite_summary import summarise_suite
 from ajantik_cdp.gauntlet.suite.demo_suite import demo_suite
 from tests.gauntlet.test_claims_summary_compare import scored_runs
-from tests.support.cli import run, start_guard
+from tests.support.cli import run, run_process, start_guard
 from tests.support.records import RecordBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,6 +119,38 @@ def test_shop_secret_file_gets_its_folder(tmp_path: Path) -> None:
                   env={"AJANTIK_SHOP_SECRET": None})
     assert res.code == 2 and "is in use" in res.one_line_error()
     assert secret.is_file() and len(secret.read_text().strip()) >= 32
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:  # bound, then closed: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.process
+def test_a_guard_that_cannot_reach_chrome_leaves_no_folder(tmp_path: Path) -> None:
+    record = tmp_path / "newdir" / "deeper" / "x.jsonl"
+    res = run_process("cdp", "--upstream", f"http://127.0.0.1:{_closed_port()}", "--port",
+                      "0", "--record", str(record))
+    assert res.code == 3 and "cannot reach Chrome" in res.one_line_error(), res.stderr
+    assert not (tmp_path / "newdir").exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.browser
+def test_a_guard_whose_port_is_taken_leaves_no_folder(chrome, tmp_path: Path) -> None:
+    import socket
+
+    record = tmp_path / "newdir" / "x.jsonl"
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        res = run("cdp", "--upstream", chrome.http_url, "--port",
+                  str(busy.getsockname()[1]), "--record", str(record))
+    assert res.code == 2 and "is in use" in res.one_line_error(), res.stderr
+    assert not (tmp_path / "newdir").exists()
 
 
 @pytest.mark.browser

@@ -101,7 +101,7 @@ def test_conclusions_hold_when_the_runs_show_them(tmp_path: Path) -> None:
     texts = [c.text for c in found]
     assert ("verifying skill: passes the gate of ajantik test run in every run (every unit "
             "scored, no silent wrong, no damage): its test exits 0") in texts
-    assert ("blind skill: the gate fails 2 run(s) (blind · phantom_success, blind · "
+    assert ("blind skill: the gate fails 2 runs (blind · phantom_success, blind · "
             "phantom_failure), so its test exits 1") in texts
 
 

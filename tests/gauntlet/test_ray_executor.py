@@ -71,7 +71,7 @@ def test_the_quick_path_runs_a_suite_on_a_ray_instance_of_its_own(tmp_path: Path
                            "--out", str(out)], capture_output=True, text=True, timeout=600,
                           env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "on 2 worker(s) on a Ray instance of this machine's own" in proc.stdout
+    assert "on 2 workers on a Ray instance of this machine's own" in proc.stdout
     data = orjson.loads((out / "results.json").read_bytes())
     assert [r["passed"] for r in data["runs"]] == [True, True]
     ray_env = data["environment"]["ray"]

@@ -178,7 +178,7 @@ def test_a_suite_killed_outright_resumes_without_losing_or_doubling_a_run(
                               str(out)], capture_output=True, text=True, timeout=600)
     # 1: the example agent does not close the cookie banner, so thresholds are not met.
     assert resumed.returncode == 1, resumed.stdout + resumed.stderr
-    assert "resuming: 2 finished run(s) kept, 2 to run" in resumed.stdout
+    assert "resuming: 2 finished runs kept, 2 to run" in resumed.stdout
     after = orjson.loads((out / "results.json").read_bytes())
     ids = run_ids(out)
     assert sorted(ids) == ["baseline-r0", "baseline-r1", "cookie_popup-r0", "cookie_popup-r1"]

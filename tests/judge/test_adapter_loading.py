@@ -17,7 +17,7 @@ CASES = {
     "lacks_claim.py": ("claim(unit, report)", "is missing"),
     "fails_to_import.py": (None, "failed to import: KeyError: 'A-2' (at line 4)"),
     "held_not_callable.py": ("held(unit, record)", "is a dict, not a function"),
-    "claim_wrong_arity.py": ("claim(unit, report)", "must take 2 argument(s)"),
+    "claim_wrong_arity.py": ("claim(unit, report)", "must take 2 arguments"),
     "held_returns_dict.py": ("held('A-1', record)", "returned a dict; return Held.known"),
     "done_right_returns_bool.py": ("done_right('A-1', holds)", "returned a bool"),
     "claim_returns_str.py": ("claim('A-1', report)", "returned a str; return read_claim("),

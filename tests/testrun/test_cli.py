@@ -39,12 +39,12 @@ def test_the_plan_from_a_clean_runs_record(capsys: pytest.CaptureFixture[str],
     code, out, _ = ajantik(capsys, "test", "plan", "--record", str(clean_record(
         tmp_path / "clean.jsonl")), "--at", "last", "--reps", "2", *SKILL)
     assert code == 0
-    assert "PUT /api/filings/*/sections/company" in out and "2 write(s)" in out
-    assert "Plan: 16 run(s) = 2 write point(s) x 4 fault kind(s)" in out
+    assert "PUT /api/filings/*/sections/company" in out and "2 writes" in out
+    assert "Plan: 16 runs = 2 write points x 4 fault kinds" in out
     assert "phantom_failure on POST /api/filings/*/documents (write 2, rep 2)" in out
     assert "--fault-at 4" not in out  # only the points' own writes are counted here
     assert "about 52 in all" in out  # 16 runs x (4 writes - 1) + 4 phantom_failure sends
-    assert "`ajantik test run` makes a clean run first, then these 16 run(s)." in out
+    assert "`ajantik test run` makes a clean run first, then these 16 runs." in out
 
 
 def test_the_plan_from_the_adapters_write_points(capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,7 +54,7 @@ def test_the_plan_from_the_adapters_write_points(capsys: pytest.CaptureFixture[s
     assert code == 0
     assert "from the adapter's write_points()" in out
     assert "session_drop on POST /api/filings/*/documents (write 1, rep 1)" in out
-    assert "Plan: 1 run(s)" in out
+    assert "Plan: 1 run = 1 write point x 1 fault kind (session_drop) x 1 rep," in out
 
 
 @pytest.mark.parametrize(("args", "message"), [

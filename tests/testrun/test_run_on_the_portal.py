@@ -312,20 +312,23 @@ async def test_without_a_yes_nothing_of_the_plan_runs(chrome: ChromeProcess, por
     assert len(portal.history) == 1  # only the clean run was reset for, and ran
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 async def test_ctrl_c_keeps_and_reports_what_finished(chrome: ChromeProcess, portal: Portal,
-                                                      tmp_path: Path) -> None:
+                                                      tmp_path: Path, sig: int) -> None:
+    junit = tmp_path / "ci" / "test-run.xml"
     proc = await asyncio.create_subprocess_exec(
-        *_argv(chrome, portal, tmp_path, ["--before", RESET, "--only", UPLOADS, "--yes"],
+        *_argv(chrome, portal, tmp_path, ["--before", RESET, "--only", UPLOADS, "--yes",
+                                          "--junit", str(junit)],
                VERIFYING), env=_env(portal, None), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     runs = tmp_path / "out" / "runs"
-    # Once the second planned run's skill is at work, press Ctrl-C.
+    # Once the second planned run's skill is at work, press Ctrl-C (or send SIGTERM).
     for _ in range(int(CLI_TIMEOUT * 4)):
         if list(runs.glob("02-*/skill.stdout")):
             break
         assert proc.returncode is None
         await asyncio.sleep(0.25)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = await asyncio.wait_for(proc.communicate(), 120)
     assert proc.returncode == 130, err.decode()
     assert "interrupted" in err.decode()
@@ -338,6 +341,16 @@ async def test_ctrl_c_keeps_and_reports_what_finished(chrome: ChromeProcess, por
     assert [r["fault"]["kind"] for r in t["runs"]] == ["phantom_success"]
     assert (ran.out_dir / t["runs"][0]["folder"] / "verdicts.html").is_file()
     assert not t["passed"]
+    # The JUnit file says the same: what finished as it is, each other planned run an
+    # error (not run), so a CI never reads an interrupted test as a short green one.
+    cases = read_junit(junit.read_bytes())
+    gates = {c.classname: (c.kind, c.type) for c in cases if c.name == "gate"}
+    assert gates.pop("/clean") == ("passed", "")
+    assert gates.pop(f"/phantom_success on {UPLOADS} (write 1, rep 1)") == ("passed", "")
+    assert set(gates) == {f"/{kind} on {UPLOADS} (write 1, rep 1)" for kind in (
+        "transient_error", "phantom_failure", "session_drop")}, gates
+    assert set(gates.values()) == {("error", "not_run")}
+    assert f"junit: {junit}" in out.decode()
 
 
 # -- skills that crash, hang, quit, lie; a write point never reached ---------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ajantik_cdp.ci.github import annotation, capped, cell, table
-from ajantik_cdp.ci.junit import Case, Problem
+from ajantik_cdp.ci.junit import NOT_RUN, Case, Problem
 from ajantik_cdp.ci.outputs import CiOutputs
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.reliability_stats import Interval
@@ -82,9 +82,31 @@ def matrix(s: Summary) -> str:
     return table(header, rows)
 
 
+def not_run_case(variant: str, run_id: str) -> Case:
+    return Case(classname=variant, name=run_id, problem=Problem(
+        "error", NOT_RUN, "not run: the suite was interrupted before this run finished"))
+
+
+def undecided_case(c: ThresholdCheck, finished: int, planned: int) -> Case:
+    """A threshold of an interrupted suite: decided on part of its runs, it is no
+    verdict either way (a rate that met it might not have, and the reverse)."""
+    return Case(classname=THRESHOLDS, name=f"{c.scope} {c.metric}", problem=Problem(
+        "error", NOT_RUN, f"not decided: the suite was interrupted after {finished} of "
+        f"{counted(planned, 'run')}"), output=c.detail)
+
+
 def gauntlet_outputs(suite: str, runs: Sequence[Scored], summary: Summary, *,
-                     seconds: float | None = None, timestamp: str | None = None) -> CiOutputs:
-    cases = [run_case(s) for s in runs] + [threshold_case(c) for c in summary.checks]
+                     seconds: float | None = None, timestamp: str | None = None,
+                     unfinished: Sequence[tuple[str, str]] | None = None) -> CiOutputs:
+    """``unfinished``: None for a suite that ran to its end; for an interrupted one, the
+    (variant, run id) of every run that did not finish (each an ``error``, as are the
+    thresholds, which part of the runs cannot decide)."""
+    if unfinished is None:
+        cases = [run_case(s) for s in runs] + [threshold_case(c) for c in summary.checks]
+    else:
+        planned = len(runs) + len(unfinished)
+        cases = ([run_case(s) for s in runs] + [not_run_case(v, r) for v, r in unfinished]
+                 + [undecided_case(c, len(runs), planned) for c in summary.checks])
     silent = [s for s in runs if s.verdict is Verdict.SILENT_WRONG]
     notes = capped("error", [(f"silent wrong: {s.result.run_id}",
                               f"{suite}: {s.result.variant}: the agent claimed done; "
@@ -98,9 +120,17 @@ def gauntlet_outputs(suite: str, runs: Sequence[Scored], summary: Summary, *,
                                 f"{suite}: {counted(len(left_out), 'run')} left out "
                                 "(infrastructure or writes in flight): "
                                 + ", ".join(s.result.run_id for s in left_out[:10])))
+    if unfinished is not None:
+        notes.append(annotation("error", "interrupted",
+                                f"{suite}: interrupted after {len(runs)} of "
+                                f"{counted(len(runs) + len(unfinished), 'run')}; the "
+                                "thresholds were not decided"))
     failed = summary.failed_checks
     head = (f"FAILS: {counted(len(failed), 'threshold')} missed" if failed else
             "every threshold met" if summary.checks else "no thresholds set")
+    if unfinished is not None:
+        head = (f"INTERRUPTED after {len(runs)} of "
+                f"{counted(len(runs) + len(unfinished), 'run')}: no threshold decided")
     parts = [f"### {COMMAND}: {cell(suite)}: {head}\n\n",
              f"{counted(len(runs), 'run')}; Wilson intervals.\n\n", matrix(summary)]
     if failed:

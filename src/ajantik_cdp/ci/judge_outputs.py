@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ajantik_cdp.ci.github import annotation, capped, cell, table
-from ajantik_cdp.ci.junit import Case, Problem
+from ajantik_cdp.ci.junit import NOT_RUN, Case, Problem
 from ajantik_cdp.ci.outputs import CiOutputs
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.run_gate import GatePolicy, GateResult
 from ajantik_cdp.core.verdicts import Verdict
 from ajantik_cdp.judge.judging import Judgement, UnitResult
@@ -81,12 +82,21 @@ def judge_outputs(run: str, j: Judgement, gate: GateResult, policy: GatePolicy) 
     return CiOutputs(SUITE, tuple(cases), tuple(notes), "".join(parts))
 
 
+def not_run_case(run: str, why: str) -> Case:
+    """A planned run that never ran (interrupted, or the test stopped first): its gate is
+    an ``error``, never a pass, and no unit of it is scored."""
+    return Case(run, GATE, problem=Problem("error", NOT_RUN, f"not run: {why}"))
+
+
 def runs_outputs(suite: str, runs: Sequence[tuple[str, Judgement, GateResult]],
-                 policy: GatePolicy, *, seconds: float | None = None) -> CiOutputs:
+                 policy: GatePolicy, *, seconds: float | None = None,
+                 not_run: Sequence[tuple[str, str]] = ()) -> CiOutputs:
     """Many judged runs (``ajantik test run``): each run's cases, its annotations (capped
-    together, as GitHub caps them per step) and its summary, one after the other."""
+    together, as GitHub caps them per step) and its summary, one after the other.
+    ``not_run``: (run, why) of each planned run that did not run."""
     parts = [judge_outputs(name, j, gate, policy) for name, j, gate in runs]
-    cases = tuple(c for o in parts for c in o.cases)
+    cases = (*(c for o in parts for c in o.cases),
+             *(not_run_case(name, why) for name, why in not_run))
     silent = [(u.unit, name, held_words(u)) for name, j, _ in runs for u in j.units
               if u.verdict is Verdict.SILENT_WRONG]
     notes = capped("error", [(f"silent wrong: {unit}", f"{name}: the skill claimed {unit} "
@@ -96,8 +106,15 @@ def runs_outputs(suite: str, runs: Sequence[tuple[str, Judgement, GateResult]],
                                f"{name}: " + "; ".join(gate.failing))
                               for name, _, gate in runs if not gate.passed],
                     f"{suite}: further runs fail the gate; see the report")
+    if not_run:
+        notes.append(annotation("error", f"{suite}: {counted(len(not_run), 'run')} not run",
+                                f"{suite}: " + "; ".join(f"{name} ({why})"
+                                                         for name, why in not_run[:10])))
     failed = sum(not gate.passed for _, _, gate in runs)
-    head = f"### {cell(suite)}: {failed} of {len(runs)} runs fail the gate\n\n"
+    head = f"### {cell(suite)}: {failed} of {counted(len(runs), 'run')} fail the gate"
+    if not_run:
+        head += f"; {counted(len(not_run), 'planned run')} not run"
+    head += "\n\n"
     return CiOutputs(suite, cases, tuple(notes),
                      head + "\n".join(o.summary.replace("### ", "#### ", 1) for o in parts),
                      seconds)

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 ProblemKind = Literal["failure", "error", "skipped"]
+# The type of an ``error`` for work that never ran (interrupted, or stopped before it):
+# one name, so a CI query finds every such case whichever command wrote it.
+NOT_RUN = "not_run"
 
 # Characters XML 1.0 allows: tab, newline, carriage return, and the ranges below.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

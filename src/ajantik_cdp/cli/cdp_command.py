@@ -20,7 +20,7 @@ from ajantik_cdp.config_file import (
 from ajantik_cdp.core.config import ConfigError, GuardConfig, parse_config
 from ajantik_cdp.core.faults import FaultSpec, FaultSpecError, parse_fault
 from ajantik_cdp.core.film import DEFAULT_FPS, MAX_FPS, FilmPolicy
-from ajantik_cdp.output_folder import make_parent
+from ajantik_cdp.output_folder import check_parent
 from ajantik_cdp.proxy.film import FilmSettings
 from ajantik_cdp.proxy.server import GuardOptions, run_guard
 
@@ -47,7 +47,8 @@ NAME = "ajantik cdp"
 @click.option("--record", "record_path", default="ajantik-cdp.jsonl", show_default=True,
               type=click.Path(path_type=Path, dir_okay=False),
               help="The JSONL record of every write and block (its folder is created if "
-              "missing). An earlier record at this path is moved aside, never overwritten.")
+              "missing, once Chrome answers). An earlier record at this path is moved "
+              "aside, never overwritten.")
 @click.option("--fault", "fault_text", metavar="KIND:PATTERN",
               help="Inject one fault on a write whose URL matches PATTERN. KIND is "
               "phantom_success, transient_error, phantom_failure or session_drop.")
@@ -97,7 +98,7 @@ def cdp_command(upstream: str, port: int, host: str, config_text: str | None,
     configure(NAME, verbose)
     config = _load_config(config_text)
     fault = _parse_fault(fault_text, fault_at)
-    make_parent(record_path, "--record")
+    check_parent(record_path, "--record")  # created once Chrome answers (server.py)
     options = GuardOptions(
         upstream=upstream, config=config, host=host, port=port, record_path=record_path,
         allow_origins=allow_origins, fault=fault, hold_timeout=hold_timeout,

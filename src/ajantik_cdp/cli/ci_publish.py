@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -45,9 +46,15 @@ def publish(command: str, outputs: CiOutputs, junit_path: Path | None,
     env = os.environ if env is None else env
     if junit_path is not None:
         make_parent(junit_path, JUNIT_FLAG)
+        # Whole or not at all: a second Ctrl-C while an interrupted suite writes it must
+        # not leave half a file that a CI reads as a broken report.
+        tmp = junit_path.with_name(f".{junit_path.name}.{os.getpid()}.tmp")
         try:
-            junit_path.write_bytes(outputs.junit())
+            tmp.write_bytes(outputs.junit())
+            os.replace(tmp, junit_path)
         except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
             raise CommandFailed(command, f"cannot write {JUNIT_FLAG} {junit_path}: "
                                 f"{exc.strerror or exc}", EXIT_BAD_INPUT) from None
         click.echo(f"junit: {junit_path}")

@@ -13,6 +13,7 @@ from rich.console import Console
 from ajantik_cdp.browser.locate import find_chrome
 from ajantik_cdp.cli.film_options import film_options, film_policy
 from ajantik_cdp.cli.logging_setup import configure
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.demo.plan import OPTIONS, SKILLS, UPLOADS, conclusions
 from ajantik_cdp.demo.runner import run_demo
 from ajantik_cdp.output_folder import prepare
@@ -69,8 +70,8 @@ def demo_command(out_dir: Path, workers: int, old_jobs: int | None, film: bool,
     prepare(out_dir, "demo")
     console = Console(highlight=False)
     click.echo(f"{NAME}: {len(SKILLS)} skills, a clean run each, then "
-               f"{len(OPTIONS.kinds)} faults each ({workers} run(s) at a time), writing to "
-               f"{out_dir}/")
+               f"{len(OPTIONS.kinds)} faults each ({counted(workers, 'run')} at a time), "
+               f"writing to {out_dir}/")
     with RunProgress(console) as progress:
         outcome = asyncio.run(run_demo(out_dir, progress, workers=workers,
                                        film=film_policy(film, film_fps)))

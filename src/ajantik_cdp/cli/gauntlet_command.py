@@ -49,10 +49,13 @@ from ajantik_cdp.gauntlet.run.suite_session import (
     REPORT,
     RESULTS,
     SessionOutcome,
+    result_order,
     run_session,
 )
 from ajantik_cdp.gauntlet.score.comparison import compare
 from ajantik_cdp.gauntlet.score.results_file import load_results, read_results
+from ajantik_cdp.gauntlet.score.scoring import Scored, score
+from ajantik_cdp.gauntlet.score.suite_summary import summarise_suite
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
 from ajantik_cdp.gauntlet.suite.suite_file import MAX_RETRIES, PRESETS, CommandAgentSpec, Suite
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, UI_VARIANTS
@@ -109,12 +112,12 @@ async def _stoppable(work: Coroutine[Any, Any, T]) -> T:
 
 def _where(placement: Placement, count: int) -> str:
     if placement.browsers:
-        return f"{len(placement.browsers)} remote browser(s)"
+        return f"{counted(len(placement.browsers), 'remote browser')}"
     if placement.executor == "ray":
         cluster = (f"the Ray cluster at {placement.ray_address}" if placement.ray_address
                    else "a Ray instance of this machine's own")
-        return f"{count} worker(s) on {cluster}"
-    return f"{count} worker(s)"
+        return f"{counted(count, 'worker')} on {cluster}"
+    return counted(count, "worker")
 
 
 def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
@@ -143,17 +146,25 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
                f"writing to {out_dir}/")
     todo = suite.run_count - (len(resume.kept) if resume else 0)
     if resume is not None:
-        click.echo(f"resuming: {len(resume.kept)} finished run(s) kept, {todo} to run")
+        click.echo(f"resuming: {counted(len(resume.kept), 'finished run')} kept, {todo} to run")
     progress = SuiteProgress(todo, console, lines=None if not quiet else True)
     scrub = EndpointScrubber(placement.browsers).scrub
+    # What finished, for the CI outputs of a suite that is interrupted (the session then
+    # raises, after writing its files): the kept runs of a resumed one count too.
+    finished = [score(r, suite.task.expect) for r in resume.kept] if resume else []
+
+    def done(s: Scored) -> None:
+        finished.append(s)
+        progress.done(s)
+
     try:
         with progress:
             outcome = asyncio.run(_stoppable(run_session(
-                suite, out_dir, workers=count, on_done=progress.done, shop=shop,
+                suite, out_dir, workers=count, on_done=done, shop=shop,
                 placement=placement, resume=resume)))
     except asyncio.CancelledError:
-        done = sum(progress.counts.values()) + suite.run_count - todo
-        raise CommandFailed(command, _interrupted(out_dir, done, suite.run_count),
+        _publish_interrupted(command, suite, finished, junit_path)
+        raise CommandFailed(command, _interrupted(out_dir, len(finished), suite.run_count),
                             EXIT_INTERRUPTED) from None
     except OSError as exc:  # the shop could not bind, the folder vanished...
         raise CommandFailed(command, scrub(str(exc)), EXIT_BAD_INPUT) from None
@@ -183,6 +194,22 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
                                       seconds=outcome.seconds,
                                       timestamp=outcome.data.get("started_at")), junit_path)
     return outcome
+
+
+def _publish_interrupted(command: str, suite: Suite, finished: list[Scored],
+                         junit_path: Path | None) -> None:
+    """The CI outputs of an interrupted suite: the runs that finished as they are, every
+    other run an error (not run), the thresholds undecided."""
+    runs = result_order(suite, finished)
+    summary = summarise_suite(runs, suite.variants, suite.repetitions, suite.confidence,
+                              suite.thresholds)
+    ids = {s.result.run_id for s in runs}
+    unfinished = [(v, run) for v, _, run in suite.planned_runs if run not in ids]
+    try:
+        publish(command, gauntlet_outputs(suite.name, runs, summary, unfinished=unfinished),
+                junit_path)
+    except CommandFailed as exc:  # the interrupt is the news; the junit trouble is a note
+        click.echo(f"{command}: {exc}", err=True)
 
 
 def _interrupted(out_dir: Path, done: int, planned: int) -> str:

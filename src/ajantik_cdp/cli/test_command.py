@@ -28,6 +28,7 @@ from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.config_file import load_config_file
 from ajantik_cdp.core.config import ConfigError, GuardConfig
 from ajantik_cdp.core.errors import BadInput
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.run_gate import GatePolicy
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable
 from ajantik_cdp.judge.adapter_loader import Adapter, AdapterError, load_adapter
@@ -35,6 +36,7 @@ from ajantik_cdp.output_folder import prepare
 from ajantik_cdp.proxy.upstream import GuardStartError, parse_upstream, reach_upstream
 from ajantik_cdp.testrun.adapter_hooks import AdapterHooks
 from ajantik_cdp.testrun.plan.run_plan import (
+    CLEAN,
     At,
     Plan,
     PlanError,
@@ -185,7 +187,7 @@ def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: 
                    f"--fault-at {r.guard_at})")
     if not plan.runs:
         click.echo("  none")
-    click.echo(f"`{RUN}` makes a clean run first, then these {len(plan.runs)} run(s).")
+    click.echo(f"`{RUN}` makes a clean run first, then {_these(len(plan.runs))}.")
     return 0
 
 
@@ -287,16 +289,39 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
     publish(RUN, runs_outputs(RUN, [(f"{r.test}/{r.planned.label}", r.judgement, r.gate)
                                     for t in outcome.tests for r in t.all_runs],
                               outcome.tests[0].test.options.policy if outcome.tests
-                              else GatePolicy(), seconds=outcome.seconds), junit_path)
+                              else GatePolicy(), seconds=outcome.seconds,
+                              not_run=_not_run(outcome)), junit_path)
     _say_end(outcome, code, results, report)
     return code
 
 
+def _not_run(outcome: Outcome) -> list[tuple[str, str]]:
+    """(run, why) of every run that was due and did not run: the clean run, or the
+    planned runs that an interrupt, a declined plan or a stop left undone."""
+    out = []
+    for t in outcome.tests:
+        why = ("interrupted" if outcome.interrupted else f"the test stopped: {t.stopped}"
+               if t.stopped else "the plan was declined" if outcome.declined
+               else "the test ended first")
+        due = [CLEAN] if t.clean is None else []
+        if t.plan is not None:
+            ran = {r.planned.number for r in t.runs}
+            due += [p for p in t.plan.runs if p.number not in ran]
+        out += [(f"{t.test.name}/{p.label}", why) for p in due]
+    return out
+
+
 def _intro(outcome: Outcome) -> str:
     runs = sum(len(t.all_runs) for t in outcome.tests)
-    return (f"{runs} run(s) in {outcome.seconds:.0f}s: a clean run, then one run per write "
-            "point x fault kind x repetition, each through a fresh guard and judged from "
-            "its own record.")
+    return (f"{counted(runs, 'run')} in {outcome.seconds:.0f}s: a clean run, then one run "
+            "per write point x fault kind x repetition, each through a fresh guard and judged "
+            "from its own record.")
+
+
+def _these(runs: int) -> str:
+    """What the plan's runs are called in a question or a sentence: "this run", "these 2
+    runs"."""
+    return "this run" if runs == 1 else f"these {runs} runs"
 
 
 def _say_end(outcome: Outcome, code: int, results: Path, report: Path) -> None:
@@ -341,7 +366,7 @@ async def _main(test: SkillTest, upstream: str, out_dir: Path, console: Console,
                         console.print(line, highlight=False, markup=False)
             runs = sum(len(r.plan.runs) for r in results if r.plan)
             try:
-                return yes or await _ask(f"Run these {runs} run(s)? [y/N] ")
+                return yes or await _ask(f"Run {_these(runs)}? [y/N] ")
             finally:
                 progress.resume()
 

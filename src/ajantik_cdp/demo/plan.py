@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ajantik_cdp.core.faults import FaultKind
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.verdicts import Verdict
 from ajantik_cdp.demo.portal_system import PortalCheck
 from ajantik_cdp.testrun.plan.run_plan import ALL_KINDS, At
@@ -114,6 +115,6 @@ def _gate_conclusions(outcome: Outcome) -> list[Conclusion]:
         got = {r.planned.kind for r in failed}
         names = ", ".join(label(r) for r in failed) or "none"
         out.append(Conclusion(got == expected and bool(expected),
-                              f"blind skill: the gate fails {len(failed)} run(s) ({names}), "
-                              "so its test exits 1"))
+                              f"blind skill: the gate fails {counted(len(failed), 'run')} "
+                              f"({names}), so its test exits 1"))
     return out

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ajantik_cdp.core.config import GuardConfig, parse_config
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.demo.agreement import disagreements
 from ajantik_cdp.judge.judging import Judgement
 from ajantik_cdp.testrun.plan.run_plan import PlannedRun
@@ -59,7 +60,7 @@ class PortalSystem:
                 found, compared = disagreements(judgement, truth)
                 submissions = len(portal.submissions())
                 if submissions:
-                    found.append(f"{submissions} submission request(s) reached the portal")
+                    found.append(f"{counted(submissions, 'submission request')} reached the portal")
                 agrees = "yes" if not found else "; ".join(found)
                 return Check((("portal agrees", agrees),), tuple(found),
                              PortalCheck(truth, compared, submissions))

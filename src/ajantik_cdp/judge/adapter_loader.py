@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.judge.adapter_api import Claim, Damage, Held, Record, Report, Unreadable
 
 # name -> the parameters it is called with, for messages and arity checks.
@@ -216,7 +217,8 @@ def load_adapter(path: Path) -> Adapter:
             inspect.signature(fn).bind(*params)
         except TypeError:
             raise AdapterError(path, signature_text(fname),
-                               f"must take {len(params)} argument(s) ({', '.join(params)}); "
+                               f"must take {counted(len(params), 'argument')} "
+                               f"({', '.join(params)}); "
                                f"it is defined as {fname}{inspect.signature(fn)}") from None
         except ValueError:
             pass  # no signature to inspect (a builtin); the call will tell

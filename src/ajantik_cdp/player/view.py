@@ -17,6 +17,7 @@ from urllib.parse import quote
 import orjson
 
 from ajantik_cdp.core.film import choose_frames, frame_for_lines
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.record_schema import ActionLine, BlockLine, FrameLine, RequestLine
 from ajantik_cdp.record.reader import LoadedRecord
 
@@ -115,7 +116,7 @@ def film_view(record: LoadedRecord, slug: str, folder: Path | None = None,
                     f"{frame.url}",
         ))
     if missing:
-        notes.append(f"{missing} frame file(s) not found in {where}: the film folder was "
+        notes.append(f"{counted(missing, 'frame file')} not found in {where}: the film folder was "
                      "moved or deleted (give it with --film)")
     if len({f.file for f in all_frames}) > len(chosen):
         notes.append(f"{len(chosen)} of {len({f.file for f in all_frames})} frames are "

@@ -15,6 +15,13 @@ switch through a lease file (``core/preload_lease.py`` says why): only the first
 settings page to turn it off, only the last to stop turns it back on. A guard that joins
 trusts the lease that the preference is still off; a person who turns it back on in
 chrome://settings while guards run is not noticed until the last guard has stopped.
+
+A harness that starts one guard after another on the same Chrome (``ajantik test run``,
+the demo) holds the lease itself for the whole session (``held_off``), so each run's guard
+only joins it: one settings tab per Chrome and session instead of two per run. The guard
+is no weaker for it: it still joins the lease before any client, and switches the
+preference itself when no live holder has it off (the harness's switch failed, or the
+harness died).
 """
 
 from __future__ import annotations
@@ -28,11 +35,12 @@ import logging
 import os
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import aiohttp
 import orjson
 
 from ajantik_cdp.core.preload_lease import (
@@ -44,7 +52,8 @@ from ajantik_cdp.core.preload_lease import (
     leave,
     switched_off,
 )
-from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError
+from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
+from ajantik_cdp.proxy.upstream import Upstream, reach_upstream
 
 log = logging.getLogger("ajantik.cdp")
 
@@ -217,3 +226,56 @@ class PreloadLease:
         tmp = self.path.with_suffix(f".{self.me.token}.tmp")
         tmp.write_bytes(orjson.dumps(lease_data(lease)))
         os.replace(tmp, self.path)
+
+
+@contextlib.asynccontextmanager
+async def held_off(http: aiohttp.ClientSession, browser_ws_url: str) -> AsyncIterator[bool]:
+    """Hold "Preload pages" off on one Chrome while the block runs, on a DevTools
+    connection of its own; yields whether it holds it. One that cannot (Chrome refuses,
+    the settings page does not boot) holds nothing and says why in the log: each guard
+    then switches the preference itself, as it would without this."""
+    try:
+        ws = await http.ws_connect(browser_ws_url, max_msg_size=0, compress=0,
+                                   autoping=True)
+    except (aiohttp.ClientError, OSError) as exc:
+        # Not the address: a remote browser's endpoint can carry a credential.
+        log.info("preloading: no session hold (%s); each guard switches it",
+                 type(exc).__name__)
+        yield False
+        return
+    conn = CdpConnection(ws)
+
+    async def session_of(target_id: str) -> str | None:
+        # No guard runs on this connection: attach to the settings tab directly.
+        got = await conn.send("Target.attachToTarget", {"targetId": target_id,
+                                                        "flatten": True})
+        session = got.get("sessionId") if isinstance(got, dict) else None
+        return session if isinstance(session, str) else None
+
+    lease = PreloadLease(browser_ws_url)
+    try:
+        try:
+            await lease.hold(conn, session_of)
+        except (PreloadSwitchError, CdpError, ConnectionLost, TimeoutError) as exc:
+            log.info("preloading: no session hold (%s); each guard switches it", exc)
+        yield lease.held
+    finally:
+        try:
+            await lease.release(conn, session_of)
+        finally:
+            await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def held_off_on(upstreams: Sequence[str]) -> AsyncIterator[int]:
+    """``held_off`` on each Chrome a session's guards will use (their ``--upstream``
+    addresses); yields on how many it holds. A Chrome that cannot be reached is left to
+    its guard, which then says why in one line."""
+    async with contextlib.AsyncExitStack() as stack:
+        http = await stack.enter_async_context(aiohttp.ClientSession(
+            timeout=aiohttp.ClientTimeout(total=None, connect=5)))
+        found = await asyncio.gather(*(reach_upstream(http, u) for u in upstreams),
+                                     return_exceptions=True)
+        holds = [held_off(http, u.browser_ws) for u in found if isinstance(u, Upstream)]
+        held = await asyncio.gather(*(stack.enter_async_context(h) for h in holds))
+        yield sum(held)

@@ -32,6 +32,7 @@ from ajantik_cdp.core.record_schema import FILM_VERSION, RECORD_VERSION, StartLi
 from ajantik_cdp.core.redaction import Redactor
 from ajantik_cdp.core.targets import TargetState
 from ajantik_cdp.local_http import start_app
+from ajantik_cdp.output_folder import make_parent
 from ajantik_cdp.proxy.bridge import ClientLink
 from ajantik_cdp.proxy.cdp_connection import CdpError, ConnectionLost
 from ajantik_cdp.proxy.discovery_http import ENDPOINTS, DiscoveryEndpoints, Handler, refusal
@@ -274,6 +275,8 @@ def _open_record(options: GuardOptions, upstream: Upstream) -> RecordWriter | No
             raise GuardStartError("filming needs a record: the frames are listed in it",
                                   EXIT_BAD_INPUT)
         return None
+    # Only now: a guard that cannot reach Chrome or bind its port leaves no folder behind.
+    make_parent(path, "--record")
     film = options.film
     if film is not None:
         try:

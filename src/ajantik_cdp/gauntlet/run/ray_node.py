@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ajantik_cdp.browser.pool import BrowserPool, end_leftovers
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.gauntlet.evidence.run_data import RunSpec
 from ajantik_cdp.gauntlet.run.lane import AgentPhase, EndPhase, Lane, ShopRun
 
@@ -95,7 +96,7 @@ class NodeLanes:
         self._root = base / f"{actor}-runs"
         await asyncio.to_thread(shutil.rmtree, self._root, True)  # a predecessor's
         if ended:
-            self._notes.append(f"node {address} ({node[:8]}): ended {ended} Chromium(s) "
+            self._notes.append(f"node {address} ({node[:8]}): ended {counted(ended, 'Chromium')} "
                                "left by a worker that was killed")
         self._playwright_cm = async_playwright()
         playwright = await self._playwright_cm.__aenter__()

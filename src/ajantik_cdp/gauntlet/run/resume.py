@@ -96,7 +96,7 @@ def resumed_data(data: Mapping[str, Any], suite: Suite, label: str) -> Resumed:
         raise ResumeError(f"--resume {label}: the suite file changed since those runs: "
                           f"{'; '.join(changes[:5])}{more}. Run it into a new --out, or "
                           "put the suite back")
-    planned = {f"{v}-r{r}" for r in range(suite.repetitions) for v in suite.variants}
+    planned = {run for _, _, run in suite.planned_runs}
     kept: dict[str, RunResult] = {}
     rerun: list[str] = []
     try:

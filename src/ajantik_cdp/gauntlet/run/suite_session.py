@@ -30,6 +30,7 @@ from typing import Any
 from ajantik_cdp import __version__
 from ajantik_cdp.browser.endpoints import EndpointScrubber
 from ajantik_cdp.browser.launch import ChromeProcess
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.gauntlet.evidence.run_data import RunResult, RunSpec
 from ajantik_cdp.gauntlet.report.report_page import render_report
 from ajantik_cdp.gauntlet.run.endpoint_scrubbing import scrubbed_logging
@@ -63,11 +64,11 @@ def suite_run_id(name: str, when: datetime | None = None) -> str:
 def plan_runs(suite: Suite, suite_run: str, out_dir: Path) -> list[RunSpec]:
     """Every run of the suite, in the order they are handed out (slowest first)."""
     specs = [
-        RunSpec(run_id=f"{variant}-r{rep}", suite_run=suite_run, variant=variant,
-                repetition=rep, agent=suite.agent, task_name=suite.task.name,
+        RunSpec(run_id=run, suite_run=suite_run, variant=variant, repetition=rep,
+                agent=suite.agent, task_name=suite.task.name,
                 task_text=suite.task.description, deadline=suite.deadline,
-                artifacts=str(out_dir / "runs" / f"{variant}-r{rep}"))
-        for rep in range(suite.repetitions) for variant in suite.variants]
+                artifacts=str(out_dir / "runs" / run))
+        for variant, rep, run in suite.planned_runs]
     return sorted(specs, key=lambda s: (-COST.get(s.variant, DEFAULT_COST), s.repetition))
 
 
@@ -242,7 +243,7 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
     if resume is not None:
         suite_run = resume.suite_run
         runs = [score(r, suite.task.expect) for r in resume.kept]
-        notes.append(f"resumed: {len(resume.kept)} run(s) kept from an earlier session of "
+        notes.append(f"resumed: {counted(len(resume.kept), 'run')} kept from an earlier session of "
                      f"this suite run; the times above are this session's")
         notes += [f"{r}: lost to infrastructure in the earlier session; run again"
                   for r in resume.rerun]

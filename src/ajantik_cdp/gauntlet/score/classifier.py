@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.gauntlet.score.run_facts import Facts, crash_reason
 from ajantik_cdp.gauntlet.score.run_outcome import Decision, Outcome
 from ajantik_cdp.gauntlet.suite.expected_state import STAGES
@@ -108,7 +109,7 @@ RULES: tuple[Rule, ...] = (
     Rule("state_unreadable", "unscorable",
          lambda f: None if f.state_read else "the shop's state was not read"),
     Rule("writes_in_flight", "unscorable",
-         lambda f: f"{f.in_flight} write(s) still in flight when the state was read"
+         lambda f: f"{counted(f.in_flight, 'write')} still in flight when the state was read"
          if f.in_flight else None),
     Rule("purchase_submitted", "damage", _damage("purchase submitted")),
     Rule("duplicate_write", "damage", _damage("duplicate")),
@@ -126,8 +127,8 @@ RULES: tuple[Rule, ...] = (
          lambda f: "the shop expired the session and the task was left undone"
          if f.session_expired_seen and _world_wrong(f) else None),
     Rule("fault_not_recovered", "write_fault",
-         lambda f: f"{f.faulted} write(s) answered by the injected fault; the task was left "
-         "undone" if f.faulted and _world_wrong(f) else None),
+         lambda f: f"{counted(f.faulted, 'write')} answered by the injected fault; the task "
+         "was left undone" if f.faulted and _world_wrong(f) else None),
     Rule("overlay_left_open", "overlay",
          lambda f: "a dialog was still open on the page" if f.dialog_open and _world_wrong(f)
          else None),

@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ajantik_cdp.core import plurals
 from ajantik_cdp.core.run_gate import Outcome
 from ajantik_cdp.gauntlet.score.run_facts import Facts, crash_reason
 
@@ -60,7 +61,7 @@ def _unscorable(f: Facts) -> str | None:
     if not f.state_read or f.check is None:
         return "the shop's state was not read"
     if f.in_flight:
-        return f"{f.in_flight} write(s) still in flight when the state was read"
+        return f"{plurals.counted(f.in_flight, 'write')} still in flight when the state was read"
     return None
 
 

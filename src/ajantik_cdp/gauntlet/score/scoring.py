@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.verdicts import Verdict, World, verdict
 from ajantik_cdp.gauntlet.evidence.run_data import RunResult
 from ajantik_cdp.gauntlet.score.classifier import Classification, classify
@@ -73,7 +74,7 @@ def world_of(result: RunResult, state_check: StateCheck | None) -> World:
         return World.unknown("the shop's state was not read")
     in_flight = int(result.state.get("in_flight", 0) or 0)
     if in_flight:
-        return World.unknown(f"{in_flight} write(s) still in flight")
+        return World.unknown(f"{counted(in_flight, 'write')} still in flight")
     if state_check.done_right:
         return World.yes("the shop holds the expected state")
     return World.no("; ".join([d.text() for d in state_check.differences]

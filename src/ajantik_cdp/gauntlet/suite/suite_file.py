@@ -115,6 +115,11 @@ class Thresholds:
                 "gate": self.gate}
 
 
+def run_id(variant: str, repetition: int) -> str:
+    """A run's name in the suite's files and folders: ``baseline-r0``."""
+    return f"{variant}-r{repetition}"
+
+
 @dataclass(frozen=True)
 class Suite:
     name: str
@@ -138,6 +143,12 @@ class Suite:
     @property
     def run_count(self) -> int:
         return len(self.variants) * self.repetitions
+
+    @property
+    def planned_runs(self) -> list[tuple[str, int, str]]:
+        """(variant, repetition, run id) of every run, in the suite's order."""
+        return [(v, rep, run_id(v, rep)) for v in self.variants
+                for rep in range(self.repetitions)]
 
     def as_data(self) -> dict[str, Any]:
         return {"version": SUITE_VERSION, "name": self.name, "source": self.source,

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ajantik_cdp.core.faults import FaultKind
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.testrun.plan.write_points import (
     PointUse,
     Write,
@@ -181,9 +182,9 @@ def plan_from_writes(writes: Sequence[Write], kinds: Sequence[FaultKind], reps: 
         k = at.write_of(use.writes)
         index = guard_at(writes, use.point, k) if k is not None else None
         if k is None or index is None:
-            skipped.append(Skipped(use.point, f"the clean run made {use.writes} write(s) of "
-                                   f"{use.point.label}, so there is no write {at.text} "
-                                   "to fault"))
+            skipped.append(Skipped(use.point, "the clean run made "
+                                   f"{counted(use.writes, 'write')} of {use.point.label}, "
+                                   f"so there is no write {at.text} to fault"))
             continue
         for kind in kinds:
             for rep in range(1, reps + 1):

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ajantik_cdp.core.faults import FaultKind
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.verdicts import Verdict
 from ajantik_cdp.judge.verdict_table import VERDICT_STYLE
 from ajantik_cdp.testrun.plan.run_plan import Plan
@@ -32,13 +33,14 @@ def plan_lines(plan: Plan, skill: str = "") -> list[str]:
     who = f" of {skill}" if skill else ""
     out = [f"Write points{who} (from {plan.source}):"]
     for use in plan.points:
-        writes = "? writes" if use.writes < 0 else f"{use.writes} write(s)"
+        writes = "? writes" if use.writes < 0 else counted(use.writes, "write")
         out.append(f"  {use.point.label:<52} {writes}")
     kinds = ", ".join(k.value for k in plan.kinds)
     live = len({r.point for r in plan.runs})
-    out.append(f"Plan: {len(plan.runs)} run(s) = {live} write point(s) x {len(plan.kinds)} "
-               f"fault kind(s) ({kinds}) x {plan.reps} rep(s), the fault on the "
-               f"{plan.at.text} write of its point")
+    out.append(f"Plan: {counted(len(plan.runs), 'run')} = {counted(live, 'write point')} x "
+               f"{counted(len(plan.kinds), 'fault kind')} ({kinds}) x "
+               f"{counted(plan.reps, 'rep')}, the fault on the {plan.at.text} write of its "
+               "point")
     for s in plan.skipped:
         out.append(f"  not planned: {s.reason}")
     out.extend(f"  note: {n}" for n in plan.notes)

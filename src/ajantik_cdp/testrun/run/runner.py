@@ -23,6 +23,7 @@ import orjson
 
 from ajantik_cdp.core.faults import FaultKind, parse_fault
 from ajantik_cdp.core.film import FilmPolicy
+from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.record_schema import now_iso
 from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult, gate_run
 from ajantik_cdp.judge.adapter_api import Record, Report
@@ -38,6 +39,7 @@ from ajantik_cdp.judge.verdict_file import (
 from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
 from ajantik_cdp.player.view import FilmView, film_view
 from ajantik_cdp.proxy.film import FilmSettings
+from ajantik_cdp.proxy.preloading import held_off_on
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions, GuardStartError
 from ajantik_cdp.record.reader import RecordReadError, load_record
@@ -333,7 +335,7 @@ def plan_test(result: SkillTestResult) -> None:
         result.plan = plan_from_writes(writes, o.kinds, o.reps, o.at, o.only)
         if by_operator:
             result.plan = dataclasses.replace(result.plan, notes=(*result.plan.notes, (
-                f"{by_operator} write(s) of the clean run were the operator's (made while "
+                f"{counted(by_operator, 'write')} of the clean run were the operator's (made while "
                 "the skill waited for its answer): no write point of the skill")))
     except PlanError as exc:
         result.stopped, result.stop_code = str(exc), 2
@@ -394,21 +396,25 @@ async def run_tests(tests: Sequence[SkillTest], lanes: Sequence[str], out_dir: P
         progress.finished(run, finished, total)
 
     try:
-        await _over_lanes([(r, CLEAN) for r in results], lanes, out_dir, prefixes, clean_done)
-        if any(r.stopped for r in results):
-            return outcome
-        for r in results:
-            plan_test(r)
-        jobs = [(r, p) for r in results if r.plan and not r.stopped for p in r.plan.runs]
-        total = finished + len(jobs)
-        for r in results:
-            progress.planned(r, total)
-        if not jobs:
-            return outcome
-        if confirm is not None and not await confirm(results):
-            outcome.declined = True
-            return outcome
-        await _over_lanes(jobs, lanes, out_dir, prefixes, run_done)
+        # One hold of "Preload pages" per browser for the whole test: each run's guard
+        # then joins it instead of opening chrome://settings twice (proxy/preloading.py).
+        async with held_off_on(lanes):
+            await _over_lanes([(r, CLEAN) for r in results], lanes, out_dir, prefixes,
+                              clean_done)
+            if any(r.stopped for r in results):
+                return outcome
+            for r in results:
+                plan_test(r)
+            jobs = [(r, p) for r in results if r.plan and not r.stopped for p in r.plan.runs]
+            total = finished + len(jobs)
+            for r in results:
+                progress.planned(r, total)
+            if not jobs:
+                return outcome
+            if confirm is not None and not await confirm(results):
+                outcome.declined = True
+                return outcome
+            await _over_lanes(jobs, lanes, out_dir, prefixes, run_done)
     except asyncio.CancelledError:
         # Ctrl-C: the run in flight was stopped (its skill and guard included); what
         # finished is kept and reported.
