@@ -131,9 +131,7 @@ PATHS = [
     Path("oopif-websocket", _in_oopif),
     Path("worker-websocket", _in_worker),
     Path("shared-worker-websocket", _in_shared_worker),
-    # Not yet: the service-worker variant hung in this harness (not diagnosed, with or
-    # without the guard), so that path is unproven here; the install covers service
-    # workers the same way as shared ones.
+    Path("service-worker-websocket", _in_service_worker),
     Path("page-eventsource", _event_source, "es"),
     Path("worker-eventsource", _event_source_in_worker, "es"),
 ]
@@ -182,6 +180,37 @@ async def test_connection_to_a_denied_url_lands_without_guard_and_is_stopped_by_
     allowed = f"/allowed-{path.name}"
     assert await _run(env, path, allowed) == "open"
     assert site.gets(allowed)
+
+
+# Other spellings of the denied URL, as (spelling, what the server decodes it to). The
+# rules ignore case and are searched in decoded forms; Chrome's emulation rule sees neither
+# (it matches a path in the letter cases it is given), so these are refused by the
+# guard's own check, in documents and in every kind of worker.
+SPELLINGS = [("/dEnIeD-{}", "/dEnIeD-{}"), ("/d%65nied-pct-{}", "/denied-pct-{}")]
+SOCKET_PATHS = [p for p in PATHS if p.channel == "ws"]
+
+
+@pytest.mark.parametrize("path", SOCKET_PATHS, ids=[p.name for p in SOCKET_PATHS])
+async def test_other_spellings_of_a_denied_websocket_url_land_without_guard_only(
+        path: Path, pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
+    install(site)
+    spellings = [(sent.format(path.name), seen.format(path.name)) for sent, seen in SPELLINGS]
+    for sent, seen in spellings:
+        outcome = await _run(Env(pw, chrome.http_url, site), path, sent)
+        assert outcome == "open", f"{path.name} {sent}: did not connect without the guard"
+        assert site.gets(seen), f"{path.name} {sent}: no handshake at the site without guard"
+
+    site.hits.clear()
+    g = await guard(CONFIG)
+    env = Env(pw, g.url, site)
+    for sent, seen in spellings:
+        outcome = await _run(env, path, sent)
+        await site.settle(0.5)
+        assert site.gets(seen) == [], f"{path.name} {sent}: reached the site through the guard"
+        assert outcome in ("error", "threw"), f"{path.name} {sent}: {outcome}"
+        assert await g.wait_for_line(lambda b, sent=sent: isinstance(b, BlockLine) and
+                                     sent in (b.url or "")), \
+            f"{path.name} {sent}: stopped, but the record has no block line for it"
 
 
 async def test_a_websocket_opened_while_the_first_document_parses_is_stopped(
