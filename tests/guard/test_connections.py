@@ -53,6 +53,20 @@ SCRIPTS = {
         self.addEventListener('message', (m) => {{ const url = m.data;
         const done = (r) => m.source.postMessage(r); {WS_BODY} }});""",
 }
+# A service worker whose first instructions open WebSockets (each start of it, also a
+# restart after it was stopped), then says what its constructor did.
+SCRIPTS["ws-sw-top.js"] = """const made = [];
+    for (const path of ['/denied-sw-top/', '/dEnIeD-sw-top/']) {
+      try { new WebSocket(location.origin.replace('http', 'ws') + path + Math.random());
+            made.push('made') } catch (e) { made.push('threw') } }
+    fetch('/sw-top-alive');
+    self.addEventListener('install', () => self.skipWaiting());
+    self.addEventListener('activate', (e) => e.waitUntil(clients.claim()));
+    self.addEventListener('message', (m) => m.source.postMessage(made.join(',')));"""
+ASK_SW_TOP = """() => new Promise((done) => {
+  navigator.serviceWorker.addEventListener('message', (e) => done(e.data), {once: true});
+  navigator.serviceWorker.ready.then((reg) => reg.active.postMessage('say'));
+  setTimeout(() => done('no answer'), 15000) })"""
 SHARED_JS = """(url) => new Promise((done) => {
   const w = new SharedWorker('/js/ws-shared.js'); w.port.onmessage = (e) => done(e.data);
   w.port.postMessage(url); setTimeout(() => done('no answer'), 6000) })"""
@@ -211,6 +225,67 @@ async def test_other_spellings_of_a_denied_websocket_url_land_without_guard_only
         assert await g.wait_for_line(lambda b, sent=sent: isinstance(b, BlockLine) and
                                      sent in (b.url or "")), \
             f"{path.name} {sent}: stopped, but the record has no block line for it"
+
+
+async def test_a_service_worker_websocket_at_its_first_instruction_is_stopped(
+        pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
+    """A service worker answers nothing while it waits for the debugger, so its emulation
+    rule comes only after its release; the check queued ahead of the release holds from
+    its first instruction, at its first start and when it starts again after a stop."""
+    install(site)
+
+    async def starts(cdp_url: str) -> list[str]:
+        browser = await pw.chromium.connect_over_cdp(cdp_url)
+        ctx = await browser.new_context()
+        try:
+            page = await ctx.new_page()
+            await page.goto(site.a + "/page/blank")
+            await page.evaluate("""async () => {
+                await navigator.serviceWorker.register('/js/ws-sw-top.js', {scope: '/page/'});
+                await navigator.serviceWorker.ready }""")
+            said = [await page.evaluate(ASK_SW_TOP)]
+            cdp = await ctx.new_cdp_session(page)
+            stopped = asyncio.Event()
+
+            def seen(params: dict[str, Any]) -> None:
+                if any(v.get("runningStatus") == "stopped" for v in params["versions"]):
+                    stopped.set()
+
+            cdp.on("ServiceWorker.workerVersionUpdated", seen)
+            await cdp.send("ServiceWorker.enable")
+            await cdp.send("ServiceWorker.stopAllWorkers")
+            # The next message must start a new instance, not reach the stopping one.
+            await asyncio.wait_for(stopped.wait(), 15)
+            await cdp.detach()
+            said.append(await page.evaluate(ASK_SW_TOP))  # wakes it: a new instance
+            return said
+        finally:
+            with contextlib.suppress(Exception):
+                await ctx.close()
+            with contextlib.suppress(Exception):
+                await browser.close()
+
+    assert await starts(chrome.http_url) == ["made,made", "made,made"]
+    # Each start of the worker (two at least: the stop must have ended the first) opened
+    # both WebSockets at the site.
+    assert await site.wait_for(lambda: len(site.gets("/sw-top-alive")) >= 2 and
+                               len(site.gets("/denied-sw-top/")) >= 2 and
+                               len(site.gets("/dEnIeD-sw-top/")) >= 2), \
+        ("without the guard, each start's WebSockets did not reach the site",
+         [h.path for h in site.hits])
+
+    g = await guard(CONFIG)
+    for round_ in range(2):
+        site.hits.clear()
+        said = await starts(g.url)
+        await site.settle(0.5)
+        assert len(site.gets("/sw-top-alive")) >= 2, \
+            f"round {round_}: the worker did not start twice"
+        assert site.gets("/denied-sw-top/") == [], f"round {round_}: {said}"
+        assert site.gets("/dEnIeD-sw-top/") == [], f"round {round_}: {said}"
+        assert said == ["threw,threw", "threw,threw"], f"round {round_}: {said}"
+    assert await g.wait_for_line(lambda b: isinstance(b, BlockLine) and
+                                 "/dEnIeD-sw-top/" in (b.url or ""))
 
 
 async def test_a_websocket_opened_while_the_first_document_parses_is_stopped(
