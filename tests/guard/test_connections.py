@@ -43,6 +43,17 @@ WORKER_JS = """(url) => new Promise((done) => {
   const w = new Worker(URL.createObjectURL(new Blob([src])));
   w.onmessage = (e) => done(e.data);
 })"""
+# A dedicated worker started by a dedicated worker (its own target, attached through its
+# parent worker's session).
+NESTED_JS = """(url) => new Promise((done) => {
+  const inner = 'const done = (r) => postMessage(r); const url = ' + JSON.stringify(url) +
+    ';(() => {' + %s + '})()';
+  const outer = 'const w = new Worker(URL.createObjectURL(new Blob([' +
+    JSON.stringify(inner) + ']))); w.onmessage = (e) => postMessage(e.data);';
+  const w = new Worker(URL.createObjectURL(new Blob([outer])));
+  w.onmessage = (e) => done(e.data);
+  setTimeout(() => done('no answer'), 8000);
+})"""
 
 SCRIPTS = {
     "ws-shared.js": f"""onconnect = (e) => {{ const port = e.ports[0];
@@ -122,6 +133,12 @@ async def _in_worker(page: Any, site: HitSite, path: str) -> str:
                                    ws_url(site, path)))
 
 
+async def _in_nested_worker(page: Any, site: HitSite, path: str) -> str:
+    import orjson
+    return str(await page.evaluate(NESTED_JS % orjson.dumps(WS_BODY).decode(),
+                                   ws_url(site, path)))
+
+
 async def _in_shared_worker(page: Any, site: HitSite, path: str) -> str:
     return str(await page.evaluate(SHARED_JS, ws_url(site, path)))
 
@@ -144,6 +161,7 @@ PATHS = [
     Path("page-websocket-http-spelling", _http_spelling),
     Path("oopif-websocket", _in_oopif),
     Path("worker-websocket", _in_worker),
+    Path("nested-worker-websocket", _in_nested_worker),
     Path("shared-worker-websocket", _in_shared_worker),
     Path("service-worker-websocket", _in_service_worker),
     Path("page-eventsource", _event_source, "es"),
