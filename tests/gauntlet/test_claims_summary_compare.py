@@ -190,7 +190,7 @@ def test_a_file_that_is_not_results_is_refused() -> None:
         read_results(b"{", "x.json")
     with pytest.raises(ResultsFileError, match="not an ajantik gauntlet results file"):
         read_results(b'{"format": "ajantik-verdicts", "version": 1}', "x.json")
-    with pytest.raises(ResultsFileError, match="version 9; this ajantik reads version 2"):
+    with pytest.raises(ResultsFileError, match="version 9; this ajantik reads version 1, 2"):
         read_results(b'{"format": "ajantik-gauntlet-results", "version": 9}', "x.json")
     with pytest.raises(ResultsFileError, match="version 1 and cannot be scored again"):
         read_results(b'{"format": "ajantik-gauntlet-results", "version": 1}', "x.json")

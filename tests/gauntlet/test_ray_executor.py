@@ -29,6 +29,7 @@ from tests.support.cli import AJANTIK
 from tests.support.ray_cluster import (
     LOOPBACK,
     LOOPBACK_ENV,
+    HeadExited,
     LocalCluster,
     connect,
     listening,
@@ -83,24 +84,35 @@ def test_the_quick_path_runs_a_suite_on_a_ray_instance_of_its_own(tmp_path: Path
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LocalCluster]:
     saved = {k: os.environ.get(k) for k in RAY_KEYS}
-    with local_cluster(cpus=(1, 1)) as running:
-        # Before Ray is imported here: it decides on import whether it stays on loopback.
-        os.environ.update(running.env)
-        import ray
-        from ray._private import ray_constants
+    try:
+        for attempt in (1, 2):  # a head that exits while starting is started once more
+            with local_cluster(cpus=(1, 1)) as running:
+                # Before Ray is imported here: it decides on import whether it stays on
+                # loopback.
+                os.environ.update(running.env)
+                import ray
+                from ray._private import ray_constants
 
-        assert not ray_constants.ENABLE_RAY_CLUSTER, "ray was imported before this fixture"
-        connect(ray, running.address)
-        try:
-            wait_for_nodes(ray, 2)
-            yield running
-        finally:
-            ray.shutdown()
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+                assert not ray_constants.ENABLE_RAY_CLUSTER, \
+                    "ray was imported before this fixture"
+                try:
+                    connect(ray, running)
+                except HeadExited:
+                    if attempt == 2:
+                        raise
+                    continue
+                try:
+                    wait_for_nodes(ray, 2)
+                    yield running
+                finally:
+                    ray.shutdown()
+                return
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 async def test_a_suite_spread_over_two_nodes_is_judged_as_locally(

@@ -14,11 +14,8 @@ from ajantik_cdp.core.verdicts import Said, Verdict
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable, Report
 from ajantik_cdp.judge.adapter_loader import load_adapter
 from ajantik_cdp.judge.judging import Judgement, judge
-from ajantik_cdp.judge.verdict_file import (
-    VERDICTS_VERSION,
-    VerdictsFormatError,
-    decode_verdicts,
-)
+from ajantik_cdp.judge.verdict_file import VERDICTS_VERSION, decode_verdicts
+from ajantik_cdp.versioned_file import VersionedFileError
 from tests.judge.conftest import TEMPLATE
 from tests.support.records import RecordBuilder, withheld_body
 
@@ -290,7 +287,7 @@ def test_cli_json_is_versioned_and_deterministic(silent_wrong_run: tuple[Path, P
                             "exit_code": 1}
     assert data["sources"]["record"]["fault"] is None
     assert data["sources"]["record"]["fault_fired"] is None
-    with pytest.raises(VerdictsFormatError, match="version 1"):
+    with pytest.raises(VersionedFileError, match="version 1"):
         decode_verdicts(first.read_bytes().replace(b'"version": 2', b'"version": 1'))
 
 

@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -158,20 +159,46 @@ def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float) -> 
         time.sleep(0.2)
 
 
-def connect(ray: Any, address: str, timeout: float = 180) -> None:
+class HeadExited(RuntimeError):
+    """The cluster's head (``ray start --block``) ended: on a loaded machine its raylet
+    can miss a start-up window and take the head with it."""
+
+
+def connect(ray: Any, cluster: LocalCluster, timeout: float = 180) -> None:
     """``ray.init`` on the cluster, again until its head's node has registered: the head
-    listens on its port before its raylet is known (``No node info found``)."""
+    listens on its port before its raylet is known (``No node info found``).
+
+    Measured under load: a head that had exited left ``ray.init`` waiting in its GCS
+    client for over ten minutes. So the head is checked before each try, and a try runs in
+    a thread that is given up on (``TimeoutError``) rather than waited for."""
     deadline = time.monotonic() + timeout
     while True:
-        try:
-            ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+        head = cluster.procs[0]
+        if head.poll() is not None:
+            raise HeadExited(f"the test cluster's head exited (code {head.returncode})")
+        failure: list[BaseException] = []
+
+        def attempt(failure: list[BaseException] = failure) -> None:
+            try:
+                ray.init(address=cluster.address, logging_level="ERROR",
+                         log_to_driver=False)
+            except BaseException as exc:  # handed to the waiting thread
+                failure.append(exc)
+
+        worker = threading.Thread(target=attempt, daemon=True)
+        worker.start()
+        worker.join(max(1.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            raise TimeoutError(f"ray.init on {cluster.address} did not return in {timeout:g}s")
+        if not failure:
             return
-        except ConnectionError:
-            with contextlib.suppress(Exception):
-                ray.shutdown()
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(1)
+        if not isinstance(failure[0], ConnectionError):
+            raise failure[0]
+        with contextlib.suppress(Exception):
+            ray.shutdown()
+        if time.monotonic() > deadline:
+            raise failure[0]
+        time.sleep(1)
 
 
 def wait_for_nodes(ray: object, count: int, timeout: float = 180) -> None:

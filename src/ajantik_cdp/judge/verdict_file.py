@@ -21,6 +21,7 @@ from ajantik_cdp.core.record_schema import RECORD_VERSION
 from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult
 from ajantik_cdp.judge.adapter_api import Damage
 from ajantik_cdp.judge.judging import Judgement, UnitResult
+from ajantik_cdp.versioned_file import read_versioned
 
 VERDICTS_FORMAT = "ajantik-verdicts"
 VERDICTS_VERSION = 2
@@ -108,19 +109,8 @@ def encode_verdicts(data: dict[str, Any]) -> bytes:
     return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-class VerdictsFormatError(ValueError):
-    pass
-
-
-def decode_verdicts(raw: bytes) -> dict[str, Any]:
+def decode_verdicts(raw: bytes, source: str = "the file") -> dict[str, Any]:
     """Parse a verdicts file, refusing formats and versions this code does not know."""
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise VerdictsFormatError(f"not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != VERDICTS_FORMAT:
-        raise VerdictsFormatError(f"not an {VERDICTS_FORMAT} file")
-    if data.get("version") != VERDICTS_VERSION:
-        raise VerdictsFormatError(f"verdicts version {data.get('version')!r} is not supported "
-                                  f"(this is version {VERDICTS_VERSION})")
-    return data
+    return read_versioned(raw, VERDICTS_FORMAT, (VERDICTS_VERSION,),
+                          kind="an ajantik verdicts file", what="verdicts",
+                          source=source)[0]

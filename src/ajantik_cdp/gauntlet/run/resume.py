@@ -23,7 +23,7 @@ import orjson
 
 from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.gauntlet.evidence.run_data import RunResult, result_from_data
-from ajantik_cdp.gauntlet.score.results_file import RESULTS_FORMAT, RESULTS_VERSION
+from ajantik_cdp.gauntlet.score.results_file import ResultsFileError, results_of_version
 from ajantik_cdp.gauntlet.suite.suite_file import Suite
 
 # Not what the suite measures: the path it was read from, how many runs at a time.
@@ -84,15 +84,9 @@ def resume_from(out_dir: Path, suite: Suite) -> Resumed:
 
 def _decode(raw: bytes, path: Path) -> dict[str, Any]:
     try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise ResumeError(f"{path} is not JSON ({exc}); it cannot be resumed") from None
-    if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
-        raise ResumeError(f"{path} is not an ajantik gauntlet results file")
-    if data.get("version") != RESULTS_VERSION:
-        raise ResumeError(f"{path} is results version {data.get('version')!r}; this ajantik "
-                          f"resumes version {RESULTS_VERSION}")
-    return data
+        return results_of_version(raw, str(path))[0]
+    except ResultsFileError as exc:
+        raise ResumeError(f"{exc}; it cannot be resumed") from None
 
 
 def resumed_data(data: Mapping[str, Any], suite: Suite, label: str) -> Resumed:

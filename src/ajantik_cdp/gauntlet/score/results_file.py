@@ -31,6 +31,7 @@ from ajantik_cdp.gauntlet.score.scoring import Scored, score
 from ajantik_cdp.gauntlet.score.suite_summary import Summary, summarise_suite
 from ajantik_cdp.gauntlet.suite.expected_state import from_written
 from ajantik_cdp.gauntlet.suite.suite_file import Suite, Thresholds
+from ajantik_cdp.versioned_file import VersionedFileError, read_versioned
 
 RESULTS_FORMAT = "ajantik-gauntlet-results"
 RESULTS_VERSION = 2
@@ -116,28 +117,28 @@ def _translate(data: dict[str, Any], source: str) -> dict[str, Any]:
 def load_results(raw: bytes, source: str) -> LoadedResults:
     """A results file's data in the current version; a version 1 file is translated.
     Raises ResultsFileError, with one line saying why, for anything else."""
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise ResultsFileError(f"{source} is not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
-        raise ResultsFileError(f"{source} is not an ajantik gauntlet results file "
-                               f"(format {RESULTS_FORMAT!r})")
-    version = data.get("version")
+    data, version = results_of_version(raw, source, (RESULTS_VERSION, *TRANSLATED_VERSIONS))
     if version == RESULTS_VERSION:
         return LoadedResults(data)
-    if version in TRANSLATED_VERSIONS:
-        try:
-            return LoadedResults(_translate(data, source), int(version))
-        except KeyError as exc:
-            raise ResultsFileError(f"{source} is results version {version} and cannot be "
-                                   f"scored again: it lacks {exc}") from None
-        except (TypeError, ValueError, AttributeError) as exc:
-            raise ResultsFileError(f"{source} is results version {version} and cannot be "
-                                   f"scored again: {exc}") from None
-    raise ResultsFileError(f"{source} is results version {version!r}; this ajantik reads "
-                           f"version {RESULTS_VERSION} (and translates version "
-                           f"{', '.join(map(str, TRANSLATED_VERSIONS))})")
+    try:
+        return LoadedResults(_translate(data, source), version)
+    except KeyError as exc:
+        raise ResultsFileError(f"{source} is results version {version} and cannot be "
+                               f"scored again: it lacks {exc}") from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ResultsFileError(f"{source} is results version {version} and cannot be "
+                               f"scored again: {exc}") from None
+
+
+def results_of_version(raw: bytes, source: str, versions: tuple[int, ...] = (RESULTS_VERSION,),
+                       ) -> tuple[dict[str, Any], int]:
+    """A suite results file's data and version, one of ``versions``."""
+    try:
+        return read_versioned(raw, RESULTS_FORMAT, versions,
+                              kind="an ajantik gauntlet results file", what="results",
+                              source=source)
+    except VersionedFileError as exc:
+        raise ResultsFileError(str(exc)) from None
 
 
 @dataclass(frozen=True)

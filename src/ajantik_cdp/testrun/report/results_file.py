@@ -132,21 +132,3 @@ def results_data(outcome: Outcome, *, command: list[str] | None = None,
 
 def encode_results(data: dict[str, Any]) -> bytes:
     return orjson.dumps(data, option=orjson.OPT_INDENT_2, default=str) + b"\n"
-
-
-class ResultsFormatError(ValueError):
-    pass
-
-
-def decode_results(raw: bytes) -> dict[str, Any]:
-    """Parse a results file, refusing formats and versions this code does not know."""
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise ResultsFormatError(f"not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
-        raise ResultsFormatError(f"not an {RESULTS_FORMAT} file")
-    if data.get("version") != RESULTS_VERSION:
-        raise ResultsFormatError(f"results version {data.get('version')!r} is not supported "
-                                 f"(this is version {RESULTS_VERSION})")
-    return data
