@@ -160,6 +160,10 @@ class WebSocketGuard:
         """A worker's check refused a WebSocket (a console report); False if the message
         is not one."""
         args = params.get("args") or []
+        # Only from workers: a document's check reports over a binding the page cannot
+        # reach, so a page's own console message must not forge a block line.
+        if target.target_type not in WORKER_TYPES:
+            return False
         if params.get("type") != "debug" or len(args) != 3 or \
                 args[0].get("value") != CONSOLE_MARK:
             return False
