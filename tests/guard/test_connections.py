@@ -262,26 +262,45 @@ async def test_a_service_worker_websocket_at_its_first_instruction_is_stopped(
                 await navigator.serviceWorker.register('/js/ws-sw-top.js', {scope: '/page/'});
                 await navigator.serviceWorker.ready }""")
             said = [await page.evaluate(ASK_SW_TOP)]
-            cdp = await ctx.new_cdp_session(page)
-            stopped = asyncio.Event()
-
-            def seen(params: dict[str, Any]) -> None:
-                if any(v.get("runningStatus") == "stopped" for v in params["versions"]):
-                    stopped.set()
-
-            cdp.on("ServiceWorker.workerVersionUpdated", seen)
-            await cdp.send("ServiceWorker.enable")
-            await cdp.send("ServiceWorker.stopAllWorkers")
-            # The next message must start a new instance, not reach the stopping one.
-            await asyncio.wait_for(stopped.wait(), 15)
-            await cdp.detach()
-            said.append(await page.evaluate(ASK_SW_TOP))  # wakes it: a new instance
+            alive = len(site.gets("/sw-top-alive"))
+            for _attempt in range(3):
+                said[1:] = [await restarted(ctx, page)]
+                # Seen through the guard now and then (not diagnosed): after the stop had
+                # been reported, the message still reached the old instance (no script
+                # run, no fetch). The stop is asked again until a new instance has run.
+                if await site.wait_for(lambda: len(site.gets("/sw-top-alive")) > alive, 3):
+                    break
             return said
         finally:
             with contextlib.suppress(Exception):
                 await ctx.close()
             with contextlib.suppress(Exception):
                 await browser.close()
+
+    async def restarted(ctx: Any, page: Any) -> str:
+        cdp = await ctx.new_cdp_session(page)
+        stopped = asyncio.Event()
+        running: set[str] = set()
+
+        def seen(params: dict[str, Any]) -> None:
+            # Every version seen running has stopped (not just some version: one
+            # reported stopped while this worker still ran, and the next message
+            # reached it instead of a new instance).
+            for v in params["versions"]:
+                if v.get("runningStatus") in ("starting", "running", "stopping"):
+                    running.add(v["versionId"])
+                elif v.get("runningStatus") == "stopped" and v["versionId"] in running:
+                    running.discard(v["versionId"])
+                    if not running:
+                        stopped.set()
+
+        cdp.on("ServiceWorker.workerVersionUpdated", seen)
+        await cdp.send("ServiceWorker.enable")
+        await cdp.send("ServiceWorker.stopAllWorkers")
+        # The next message must start a new instance, not reach the stopping one.
+        await asyncio.wait_for(stopped.wait(), 15)
+        await cdp.detach()
+        return str(await page.evaluate(ASK_SW_TOP))  # wakes it: a new instance
 
     assert await starts(chrome.http_url) == ["made,made", "made,made"]
     # Each start of the worker (two at least: the stop must have ended the first) opened
@@ -298,7 +317,8 @@ async def test_a_service_worker_websocket_at_its_first_instruction_is_stopped(
         said = await starts(g.url)
         await site.settle(0.5)
         assert len(site.gets("/sw-top-alive")) >= 2, \
-            f"round {round_}: the worker did not start twice"
+            (f"round {round_}: the worker did not start twice", said,
+             [(type(x).__name__, getattr(x, "url", None)) for x in g.lines()][-8:])
         assert site.gets("/denied-sw-top/") == [], f"round {round_}: {said}"
         assert site.gets("/dEnIeD-sw-top/") == [], f"round {round_}: {said}"
         assert said == ["threw,threw", "threw,threw"], f"round {round_}: {said}"
