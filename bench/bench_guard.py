@@ -88,10 +88,11 @@ async def start_site() -> tuple[web.AppRunner, int]:
     return await start_app(app)
 
 
-def start_guard(upstream: str, record: Path, config: Path) -> tuple[subprocess.Popen[str], int]:
+def start_guard(upstream: str, record: Path, config: Path,
+                extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "ajantik_cdp", "cdp", "--upstream", upstream, "--port", "0",
-         "--record", str(record), "--config", str(config)],
+         "--record", str(record), "--config", str(config), *extra],
         text=True, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     assert proc.stderr is not None
     while True:

@@ -1,6 +1,7 @@
 """How long `ajantik demo` takes, one lane against two, side by side.
 
     python bench/demo_bench.py [--rounds 3]
+    python bench/demo_bench.py --film 2 [--rounds 3]   # what filming every run costs
 
 Rounds alternate workers=1 and workers=2 so both see the same load. Prints, per setting, the
 median wall time and the median CPU time (this process and every child it reaped:
@@ -21,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ajantik_cdp.core.film import FilmPolicy
 from ajantik_cdp.demo.plan import conclusions
 from ajantik_cdp.demo.runner import run_demo
 from ajantik_cdp.testrun.run.runner import RunResult, SkillTestResult
@@ -40,10 +42,10 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def one(workers: int) -> tuple[float, float, bool]:
+def one(workers: int, film: FilmPolicy | None = None) -> tuple[float, float, bool]:
     with tempfile.TemporaryDirectory(prefix="ajantik-demo-bench-") as tmp:
         cpu0, t0 = cpu_seconds(), time.monotonic()
-        outcome = asyncio.run(run_demo(Path(tmp), Quiet(), workers=workers))
+        outcome = asyncio.run(run_demo(Path(tmp), Quiet(), workers=workers, film=film))
         wall, cpu = time.monotonic() - t0, cpu_seconds() - cpu0
     return wall, cpu, all(c.holds for c in conclusions(outcome))
 
@@ -52,7 +54,13 @@ def main() -> None:
     logging.getLogger("ajantik").setLevel(logging.ERROR)  # the guards' FAULT lines
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--film", type=float, metavar="FPS",
+                        help="Instead: two workers, without film against filming at FPS "
+                        "(the issue's bound: the demo's wall time moves by at most 10%%).")
     args = parser.parse_args()
+    if args.film is not None:
+        film_cost(args.rounds, FilmPolicy(fps=args.film))
+        return
     results: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
     for r in range(args.rounds):
         for workers in (1, 2):
@@ -66,6 +74,27 @@ def main() -> None:
         print(f"workers={workers:<3}{statistics.median(w for w, _ in rows):13.1f}s"
               f"{statistics.median(c for _, c in rows):13.1f}s")
     print(f"cores: {os.cpu_count()}, load average now: {os.getloadavg()[0]:.1f}")
+
+
+def film_cost(rounds: int, policy: FilmPolicy) -> None:
+    """Alternating rounds, so both sides see the same neighbours."""
+    sides: dict[str, list[tuple[float, float]]] = {"no film": [], f"film {policy.fps:g} fps": []}
+    for r in range(rounds):
+        for name, film in zip(sides, (None, policy), strict=True):
+            load = os.getloadavg()[0]
+            wall, cpu, ok = one(2, film)
+            sides[name].append((wall, cpu))
+            print(f"round {r + 1} {name}: {wall:5.1f}s wall {cpu:5.1f}s CPU "
+                  f"(load {load:.1f}){'' if ok else '  CONCLUSIONS FAILED'}", flush=True)
+    walls = {name: statistics.median(w for w, _ in rows) for name, rows in sides.items()}
+    cpus = {name: statistics.median(c for _, c in rows) for name, rows in sides.items()}
+    print(f"{'':16}{'median wall':>14}{'median CPU':>14}")
+    for name in sides:
+        print(f"{name:<16}{walls[name]:13.1f}s{cpus[name]:13.1f}s")
+    off, on = walls.values()
+    c_off, c_on = cpus.values()
+    print(f"film/no film: wall {on / off:.3f}x, CPU {c_on / c_off:.3f}x (bound: 1.10x); "
+          f"cores: {os.cpu_count()}, load average now: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

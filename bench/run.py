@@ -14,6 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_film
 import bench_gauntlet
 import bench_guard
 import bench_record
@@ -45,6 +46,10 @@ def main() -> None:
                                      writes=8 if args.quick else 25)))
     if args.guard_only:
         return
+    print()
+    print("film: direct vs through a guard that films (medians)")
+    show(asyncio.run(bench_film.run(rounds=2 if args.quick else 4, loads=3 if args.quick
+                                    else 5, evals=100 if args.quick else 200)))
     print()
     print(bench_record.report(asyncio.run(bench_record.run(
         writes=15 if args.quick else 40, rounds=2 if args.quick else 5))))

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from hypothesis import settings
 
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome
 from ajantik_cdp.core.config import parse_config
@@ -29,7 +30,14 @@ from ajantik_cdp.core.faults import parse_fault
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
 from ajantik_cdp.record.reader import load_record
+from tests.support.examples import register_profiles
 from tests.support.site import HitSite
+
+# Before any test module is imported: ``@examples(n)`` reads the loaded profile's count
+# when its module is collected. ``--hypothesis-profile=ci`` (in .ci/run) loads another
+# after this one.
+register_profiles()
+settings.load_profile("dev")
 
 NOT_MARKED = "this test starts Chromium but is not marked @pytest.mark.browser"
 

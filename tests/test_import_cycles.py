@@ -8,6 +8,7 @@ graph is read from the source with ``ast``, so nothing is imported to check it.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import ajantik_cdp
@@ -26,6 +27,7 @@ def module_names() -> dict[str, tuple[Path, bool]]:
     return names
 
 
+@functools.cache  # read once: two tests walk the same sources
 def import_graph() -> dict[str, set[str]]:
     modules = module_names()
     graph: dict[str, set[str]] = {name: set() for name in modules}

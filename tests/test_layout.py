@@ -30,7 +30,7 @@ PURE_FOLDERS = (
 )
 # Single modules that pure folders may use: the one Jinja environment reads templates from
 # the package itself, as an import reads code.
-PURE_MODULES = ("ajantik_cdp.html_pages",)
+PURE_MODULES = ("ajantik_cdp.html_pages", "ajantik_cdp.versioned_file")
 # Modules that do I/O, or exist to: networking, processes, threads, signals, files.
 IO_MODULES = frozenset({
     "asyncio", "aiohttp", "websockets", "playwright", "socket", "ssl", "select",

@@ -3,10 +3,11 @@ annotation early, start a command of their own, or open a column or a tag."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ajantik_cdp.ci.github import MAX_ANNOTATIONS, annotation, capped, cell, table
+from tests.support.examples import examples
 
 
 def test_an_annotation_is_one_line_with_its_title() -> None:
@@ -15,7 +16,7 @@ def test_an_annotation_is_one_line_with_its_title() -> None:
                     "done%0A::warning::fake 100%25")
 
 
-@settings(max_examples=50, deadline=None)
+@examples(50)
 @given(st.text(), st.text())
 def test_no_text_makes_a_second_line(title: str, message: str) -> None:
     line = annotation("error", title, message)

@@ -7,11 +7,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import xmlschema
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ajantik_cdp.ci.junit import Case, Problem, junit_xml
 from tests.ci.junit_check import read_junit, schema
+from tests.support.examples import examples
 
 CASES = [
     Case("baseline", "baseline-r0", 3.25),
@@ -51,7 +52,7 @@ def test_text_from_an_agent_cannot_break_the_file() -> None:
     assert "</failure> <script>&amp;" in read[0].message and "\x1b" not in read[0].message
 
 
-@settings(max_examples=50, deadline=None)
+@examples(50)
 @given(st.lists(st.tuples(st.text(), st.sampled_from(["passed", "failure", "error",
                                                       "skipped"]), st.text()),
                 max_size=8),

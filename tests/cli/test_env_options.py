@@ -25,6 +25,8 @@ CDP_VALUES = {
     "AJANTIK_CDP_ALLOW_ORIGIN": ("http://a.test http://b.test", "allow_origins",
                                  ("http://a.test", "http://b.test")),
     "AJANTIK_CDP_HOLD_TIMEOUT": ("2.5", "hold_timeout", 2.5),
+    "AJANTIK_CDP_FILM": ("frames", "film_dir", Path("frames")),
+    "AJANTIK_CDP_FILM_FPS": ("4", "film_fps", 4.0),
     "AJANTIK_CDP_VERBOSE": ("1", "verbose", True),
 }
 RUN_VALUES = {

@@ -7,12 +7,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.canonical_url import canonical_host, canonical_url, url_forms
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.rules import RequestFacts, decide, redact_rule
+from tests.support.examples import examples
 
 # What Chrome 156 put in Fetch.requestPaused's request.url for each spelling typed into
 # page.goto (measured on this machine; tests/guard/test_url_spellings.py checks it again).
@@ -263,7 +264,7 @@ HOSTS = st.sampled_from(["portal.example", "PORTAL.example", "portal.example.",
                          "Portal.Example:443", "u:p@portal.example", "ｐｏｒｔａｌ.example"])
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(st.data(), PATHS)
 def test_respelling_never_changes_the_canonical_form(data: st.DataObject, path: str) -> None:
     plain = canonical_url("https://portal.example" + path)
@@ -273,7 +274,7 @@ def test_respelling_never_changes_the_canonical_form(data: st.DataObject, path: 
     assert canonical_url(f"https://{host}{spelled}{fragment}") == plain
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(st.data(), PATHS)
 def test_every_agreed_spelling_of_an_allowed_write_is_allowed(data: st.DataObject,
                                                               path: str) -> None:
@@ -284,7 +285,7 @@ def test_every_agreed_spelling_of_an_allowed_write_is_allowed(data: st.DataObjec
     assert not post(url), url
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(st.text(max_size=80))
 def test_canonical_form_is_a_fixed_point(tail: str) -> None:
     for url in (tail, "https://h/" + tail, "http://" + tail):
@@ -298,7 +299,7 @@ AMBIGUOUS_PIECES = ["%2f", "%2F", "%5c", "\\", "//", "/./", "/../", "%2e%2e", ";
                     "%25", "%252f", "%00", " ", "%20", ".", "ｓ", "%EF%BD%93"]
 
 
-@settings(max_examples=500, deadline=None)
+@examples(500)
 @given(st.lists(st.sampled_from([*AMBIGUOUS_PIECES, "a", "b", "/"]), max_size=6),
        st.lists(st.sampled_from([*AMBIGUOUS_PIECES, "a", "/"]), max_size=4))
 def test_denied_name_survives_any_junk_around_it(before: list[str],
@@ -308,7 +309,7 @@ def test_denied_name_survives_any_junk_around_it(before: list[str],
     assert d.blocked and d.reason == "deny"
 
 
-@settings(max_examples=500, deadline=None)
+@examples(500)
 @given(st.lists(st.sampled_from([*AMBIGUOUS_PIECES, "a", "api", "/"]), max_size=8))
 def test_an_allowed_write_is_read_inside_the_allowlist_by_every_server(
         pieces: list[str]) -> None:
@@ -323,7 +324,7 @@ URL_PIECES = st.sampled_from([*"/\\%.;?#@:[]ａ0123456789abcdefABCDEF xX-~é\x00
                               "%2e", "%2f", "%25", "%5c", "..", "xn--", "0x", "%u00"])
 
 
-@settings(max_examples=1000, deadline=None)
+@examples(1000)
 @given(st.sampled_from(["http://", "https://", "HTTP:", "ws:\\\\", "http:/"]),
        st.lists(URL_PIECES, max_size=30).map("".join))
 def test_any_url_text_has_forms_and_a_stable_canonical_form(prefix: str, tail: str) -> None:

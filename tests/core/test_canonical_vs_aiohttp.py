@@ -17,13 +17,14 @@ from collections.abc import Iterator
 
 import pytest
 from aiohttp import web
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.canonical_url import url_forms
 from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.rules import RequestFacts, decide
 from ajantik_cdp.local_http import start_app
+from tests.support.examples import examples
 
 
 def _app() -> web.Application:
@@ -113,8 +114,7 @@ DENY_PLAIN = parse_config({"deny": ["submission"]})
 ALLOW = parse_config({"allow_writes": [r"^http://127\.0\.0\.1:\d+/api/drafts/"]})
 
 
-@settings(max_examples=400, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@examples(400, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(spelling())
 def test_the_router_and_the_rule_engine_agree(server_port: int, target: str) -> None:
     got = dispatch(server_port, target)
@@ -144,8 +144,7 @@ def agreed_spelling(draw: st.DrawFn) -> tuple[str, str]:
     return base, spelled
 
 
-@settings(max_examples=200, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@examples(200, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(agreed_spelling())
 def test_agreed_spellings_dispatch_where_the_canonical_form_says(server_port: int,
                                                                  case: tuple[str, str]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.config import parse_config
@@ -38,6 +38,7 @@ from tests.core.conversation import (
     request,
     response,
 )
+from tests.support.examples import examples
 
 APP = "https://app.test"
 FORM_PAGE = APP + "/form"
@@ -393,7 +394,7 @@ KINDS = ["Document", "Fetch", "Ping"]
 FRAMES = ["PAGE", "SUB", None, "GONE"]
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(st.lists(st.tuples(st.sampled_from(URLS), st.sampled_from(METHODS),
                           st.sampled_from(KINDS), st.sampled_from(FRAMES),
                           st.integers(1, 3)), min_size=1, max_size=12),

@@ -15,7 +15,7 @@ from urllib.parse import quote, urlencode
 
 import orjson
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.config import parse_config
@@ -30,6 +30,7 @@ from ajantik_cdp.core.secret_detection import (
     mask_tokens,
     text_finds_secret,
 )
+from tests.support.examples import examples
 
 KEY = b"k" * 32
 ORDINARY = b'{"name": "Ada Lovelace"}'
@@ -265,7 +266,7 @@ def json_with_secret_at_depth(draw: st.DrawFn) -> tuple[Any, str]:
     return node, secret
 
 
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(json_with_secret_at_depth(), st.booleans())
 def test_secret_under_sensitive_key_never_survives_json(case: tuple[Any, str],
                                                         as_string: bool) -> None:
@@ -278,7 +279,7 @@ def test_secret_under_sensitive_key_never_survives_json(case: tuple[Any, str],
     assert secret.encode() not in written(body) and b"Zq" not in written(body)
 
 
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(st.sampled_from(SECRET_KEYS), SECRET_VALUE,
        st.lists(st.tuples(st.sampled_from(ORDINARY_WORDS), SAFE_TEXT), max_size=4),
        st.sampled_from(["form", "multipart"]))
@@ -298,7 +299,7 @@ def test_secret_field_never_survives_form_or_multipart(key: str, secret: str,
     assert b"Zq" not in written(body)
 
 
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(ordinary_json, st.dictionaries(st.sampled_from(ORDINARY_WORDS), SAFE_TEXT, max_size=3),
        st.sampled_from(["value", "text", "form", "query"]))
 def test_jwt_anywhere_never_survives(container: Any, claims: dict[str, str],
@@ -317,7 +318,7 @@ def test_jwt_anywhere_never_survives(container: Any, claims: dict[str, str],
     assert token.encode() not in written(body)
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(ordinary_json)
 def test_bodies_with_no_secret_round_trip_exactly(value: Any) -> None:
     data = json.dumps(value).encode()
@@ -327,7 +328,7 @@ def test_bodies_with_no_secret_round_trip_exactly(value: Any) -> None:
     assert body.length == len(data)
 
 
-@settings(max_examples=100, deadline=None)
+@examples(100)
 @given(st.dictionaries(st.sampled_from(ORDINARY_WORDS), SAFE_TEXT, min_size=1, max_size=5))
 def test_ordinary_forms_and_queries_round_trip_exactly(fields: dict[str, str]) -> None:
     red = redactor()
@@ -338,7 +339,7 @@ def test_ordinary_forms_and_queries_round_trip_exactly(fields: dict[str, str]) -
     assert red.url(url) == url
 
 
-@settings(max_examples=150, deadline=None)
+@examples(150)
 @given(st.sampled_from(SECRET_KEYS), SECRET_VALUE,
        st.dictionaries(st.sampled_from(ORDINARY_WORDS), SAFE_TEXT, max_size=3))
 def test_secret_query_values_are_masked(key: str, secret: str, others: dict[str, str]) -> None:
@@ -348,7 +349,7 @@ def test_secret_query_values_are_masked(key: str, secret: str, others: dict[str,
         assert f"{k}=" in masked
 
 
-@settings(max_examples=100, deadline=None)
+@examples(100)
 @given(json_with_secret_at_depth(), st.binary(min_size=16, max_size=32),
        st.binary(min_size=16, max_size=32))
 def test_identical_withheld_bodies_share_a_fingerprint_per_key(case: tuple[Any, str],
@@ -368,7 +369,7 @@ def test_identical_withheld_bodies_share_a_fingerprint_per_key(case: tuple[Any, 
     assert changed.withheld and changed.withheld.fingerprint != first.withheld.fingerprint
 
 
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(st.sampled_from(SECRET_KEYS))
 def test_every_secret_key_spelling_is_recognised(key: str) -> None:
     assert is_secret_key(key)
@@ -388,14 +389,14 @@ def encode_body_line(body: Body) -> bytes:
         system=None, fault=None, client_status=204))
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(st.from_regex(TOKEN_PATTERNS))
 def test_the_anchor_prefilter_never_hides_a_token(text: str) -> None:
     assert has_token(text)
     assert mask_tokens(text, "#") != text
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(st.from_regex(_TEXT_SECRET))
 def test_the_text_prefilter_never_hides_a_secret_named_value(text: str) -> None:
     assert text_finds_secret(text) is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.config import parse_config
@@ -16,6 +16,7 @@ from ajantik_cdp.core.socket_rules import (
     rules_refuse,
     socket_plan,
 )
+from tests.support.examples import examples
 
 # -- URLs as Chrome spells them: lower-case host, no default port, no dot segments -------
 
@@ -60,7 +61,7 @@ def _config(deny: list[str], allow: list[str] | None = None) -> object:
     return parse_config(data)
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(RULES, ws_urls())
 @example(["sub"], "ws://h/x%73ub")
 @example(["sub"], "ws://h/?q=%2573ub")
@@ -79,7 +80,7 @@ ALLOW = st.sampled_from([
 ])
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(st.lists(RULE, max_size=2), st.lists(ALLOW, min_size=1, max_size=3), ws_urls())
 def test_under_allow_writes_no_websocket_is_admitted_that_the_rules_refuse(
         deny: list[str], allow: list[str], url: str) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.verdicts import Verdict
@@ -34,6 +34,7 @@ from ajantik_cdp.gauntlet.suite.variant_set import (
 )
 from ajantik_shop.actions import AddToCart, ConfirmReview, SubmitPayment
 from tests.gauntlet.builders import ADD, BEGIN, CORRECT_PATH, COUPON, DETAILS, expectation, result
+from tests.support.examples import examples
 
 EXPECT = expectation()
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "gauntlet.md"
@@ -199,7 +200,7 @@ def crashed(r: RunResult) -> RunResult:
                                  error="ImportError: No module named 'playwright'"))
 
 
-@settings(max_examples=150, deadline=None)
+@examples(150)
 @given(results())
 def test_one_outcome_and_the_pass_rule(r: RunResult) -> None:
     s = score(r, EXPECT)
@@ -222,7 +223,7 @@ def test_one_outcome_and_the_pass_rule(r: RunResult) -> None:
         assert not s.passed
 
 
-@settings(max_examples=100, deadline=None)
+@examples(100)
 @given(results())
 def test_crashing_never_turns_a_run_into_a_pass(r: RunResult) -> None:
     after = score(crashed(r), EXPECT)
@@ -230,7 +231,7 @@ def test_crashing_never_turns_a_run_into_a_pass(r: RunResult) -> None:
     assert after.counted and not after.passed
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(st.sampled_from(ALL_VARIANTS).flatmap(
     lambda v: st.tuples(st.lists(results(v), min_size=1, max_size=6), results(v))))
 def test_adding_a_crashed_run_never_raises_a_pass_rate(
@@ -250,7 +251,7 @@ def test_adding_a_crashed_run_never_raises_a_pass_rate(
         assert after.done_right_rate.estimate <= before.done_right_rate.estimate
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(st.lists(results(), min_size=1, max_size=8))
 def test_rates_partition_the_scored_runs(runs: list[RunResult]) -> None:
     g = group([score(r, EXPECT) for r in runs], 0.95)
@@ -267,7 +268,7 @@ def test_rates_partition_the_scored_runs(runs: list[RunResult]) -> None:
         assert g.reliability is None and g.silent_failure_rate is None
 
 
-@settings(max_examples=50, deadline=None)
+@examples(50)
 @given(st.lists(results(), max_size=6), st.sampled_from(["browser", "shop", "harness"]))
 def test_a_run_left_out_changes_no_rate(runs: list[RunResult], kind: str) -> None:
     scored = [score(r, EXPECT) for r in runs]

@@ -57,11 +57,19 @@ def install(site: HitSite) -> None:
 
 @dataclass
 class Env:
-    """What an attack may use: a DevTools URL and the site."""
+    """What an attack may use: a DevTools URL and the site. ``effect`` is what shows the
+    attack has played out (its hit on the site without the guard, the guard's block line
+    with it): the attack waits for that, not for a fixed time, before it lets go of its
+    tab."""
 
     pw: Any
     cdp_url: str
     site: HitSite
+    effect: Callable[[], bool] | None = None
+
+    async def played_out(self) -> None:
+        assert self.effect is not None, "an attack is run with the sign that it played out"
+        await self.site.wait_for(self.effect)
 
     async def page(self) -> tuple[Any, Any, Any]:
         browser = await self.pw.chromium.connect_over_cdp(self.cdp_url)
@@ -91,7 +99,7 @@ async def skill_fetch(env: Env) -> None:
 async def page_script(env: Env) -> None:
     async def body(page: Any) -> None:
         await page.goto(env.site.a + "/page/onload")
-        await env.site.settle(0.5)
+        await env.played_out()
     await _with_page(env, body)
 
 
@@ -100,7 +108,7 @@ async def form_submit(env: Env) -> None:
         await page.goto(env.site.a + "/page/form")
         with contextlib.suppress(Exception):
             await page.click("#go", timeout=3000)
-        await env.site.settle(0.5)
+        await env.played_out()
     await _with_page(env, body)
 
 
@@ -108,7 +116,7 @@ async def beacon(env: Env) -> None:
     async def body(page: Any) -> None:
         await page.goto(env.site.a + "/page/blank")
         await page.evaluate("navigator.sendBeacon('/hit/denied-beacon', 'b')")
-        await env.site.settle(0.5)
+        await env.played_out()
     await _with_page(env, body)
 
 
@@ -116,16 +124,16 @@ async def keepalive_on_unload(env: Env) -> None:
     async def body(page: Any) -> None:
         await page.goto(env.site.a + "/page/unload")
         await page.goto("about:blank")
-        await env.site.settle(0.5)
+        await env.played_out()
     await _with_page(env, body)
 
 
-def _visit(path: str, wait: float = 1.0) -> Callable[[Env], Awaitable[None]]:
+def _visit(path: str) -> Callable[[Env], Awaitable[None]]:
     async def attack(env: Env) -> None:
         async def body(page: Any) -> None:
             with contextlib.suppress(Exception):
                 await page.goto(env.site.a + path)
-            await env.site.settle(wait)
+            await env.played_out()
         await _with_page(env, body)
     return attack
 
@@ -146,7 +154,7 @@ async def _visit_url(env: Env, url: str) -> None:
     async def body(page: Any) -> None:
         with contextlib.suppress(Exception):
             await page.goto(url)
-        await env.site.settle(0.3)
+        await env.played_out()
     await _with_page(env, body)
 
 
@@ -158,7 +166,7 @@ async def popup(env: Env) -> None:
     async def body(page: Any) -> None:
         await page.goto(env.site.a + "/page/popup")
         await page.evaluate(f"window.open('{env.site.a}/denied-popup')")
-        await env.site.settle(1.0)
+        await env.played_out()
     await _with_page(env, body)
 
 
@@ -166,7 +174,7 @@ async def json_new(env: Env) -> None:
     async with aiohttp.ClientSession() as http:
         async with http.put(f"{env.cdp_url}/json/new?{env.site.a}/denied-json-new") as resp:
             target = orjson.loads(await resp.read())
-        await env.site.settle(1.0)
+        await env.played_out()
         with contextlib.suppress(Exception):
             await http.get(f"{env.cdp_url}/json/close/{target['id']}")
 
@@ -178,7 +186,7 @@ async def raw_create_target(env: Env) -> None:
         await ws.send(orjson.dumps({"id": 1, "method": "Target.createTarget", "params": {
             "url": env.site.a + "/denied-create-target"}}).decode())
         reply = orjson.loads(await ws.recv())
-        await env.site.settle(1.0)
+        await env.played_out()
         target = reply.get("result", {}).get("targetId")
         if target:
             await ws.send(orjson.dumps({"id": 2, "method": "Target.closeTarget",
@@ -225,7 +233,7 @@ ATTACKS = [
     Attack("keepalive fetch during unload", keepalive_on_unload, _writes("denied-keepalive")),
     Attack("dedicated worker", _visit("/page/worker"), _writes("denied-worker")),
     Attack("shared worker", _visit("/page/shared"), _writes("denied-shared")),
-    Attack("service worker", _visit("/page/sw", 1.5), _writes("denied-sw")),
+    Attack("service worker", _visit("/page/sw"), _writes("denied-sw")),
     Attack("out-of-process iframe write", _visit("/page/oopif"), _writes("denied-oopif")),
     Attack("subframe page load", _visit("/page/subframe"), _gets("denied-subframe")),
     Attack("main-frame page load", main_frame_load, _gets("denied-main-frame")),

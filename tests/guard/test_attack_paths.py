@@ -19,17 +19,21 @@ CONFIG_DENY = ["denied"]
 async def test_attack_lands_without_guard_and_is_stopped_by_it(
         attack: Attack, pw, chrome, guard: GuardFactory, site: HitSite) -> None:
     install(site)
-    await attack.run(Env(pw, chrome.http_url, site))
+    await attack.run(Env(pw, chrome.http_url, site, lambda: bool(attack.landed(site))))
     assert await site.wait_for(lambda: attack.landed(site)), \
         f"{attack.name}: the attack did not land even without the guard"
 
     site.hits.clear()
     g = await guard({"deny": CONFIG_DENY, "allow_writes": [origin_rule(site.a)]})
-    await attack.run(Env(pw, g.url, site))
-    await site.settle(0.3)
+
+    def blocked(line: object) -> bool:
+        return isinstance(line, BlockLine) and any(
+            word in (line.url or "") for word in ("denied", "elsewhere"))
+
+    await attack.run(Env(pw, g.url, site, lambda: any(map(blocked, g.lines()))))
+    await site.settle(0.5)  # the one wait for what must not arrive, after the block
     assert attack.landed(site) == [], f"{attack.name}: got through the guard"
-    assert await g.wait_for_line(lambda b: isinstance(b, BlockLine) and any(
-        word in (b.url or "") for word in ("denied", "elsewhere"))), \
+    assert await g.wait_for_line(blocked), \
         f"{attack.name}: stopped, but the guard recorded no block for it"
 
     # The same guard still lets an allowed write land.

@@ -60,12 +60,19 @@ def install(site: HitSite) -> None:
 @dataclass
 class Env:
     """``cdp_url``: where the skill connects (the guard, or Chrome for the control run).
-    ``chrome_url``: Chrome's own port, which an attacker may use with the guard running."""
+    ``chrome_url``: Chrome's own port, which an attacker may use with the guard running.
+    ``effect``: what shows the attack has played out (its hit on the site, or the guard's
+    line for it), waited for before the attack lets go of its tab."""
 
     pw: Any
     cdp_url: str
     chrome_url: str
     site: HitSite
+    effect: Callable[[], bool] | None = None
+
+    async def played_out(self) -> None:
+        assert self.effect is not None, "an attack is run with the sign that it played out"
+        await self.site.wait_for(self.effect)
 
 
 async def _close_while_sending(env: Env, page_name: str, lands: str | None = None) -> None:
@@ -79,7 +86,7 @@ async def _close_while_sending(env: Env, page_name: str, lands: str | None = Non
         await page.close()  # the client closes the tab: Target.closeTarget
         if lands is not None:
             await env.site.wait_for(lambda: env.site.writes(lands))
-        await env.site.settle(1.0)
+        await env.played_out()
         await ctx.close()
     finally:
         with contextlib.suppress(Exception):
@@ -90,13 +97,13 @@ async def direct_create_target(env: Env) -> None:
     async with direct(env.chrome_url) as cdp:
         target = await cdp.send("Target.createTarget",
                                 {"url": env.site.a + "/denied-direct-create"})
-        await env.site.settle(1.0)
+        await env.played_out()
         await cdp.send("Target.closeTarget", {"targetId": target["targetId"]})
 
 
 async def direct_json_new(env: Env) -> None:
     tab = await get_json(f"{env.chrome_url}/json/new?{env.site.a}/denied-direct-new", "PUT")
-    await env.site.settle(1.0)
+    await env.played_out()
     await request("GET", f"{env.chrome_url}/json/close/{tab['id']}")
 
 
@@ -114,7 +121,7 @@ async def direct_early_release(env: Env) -> None:
                                                 "flatten": True})
         target = await cdp.send("Target.createTarget",
                                 {"url": env.site.a + "/page/post-on-load"})
-        await env.site.settle(1.5)
+        await env.played_out()
         await cdp.send("Target.closeTarget", {"targetId": target["targetId"]})
 
 
@@ -211,17 +218,23 @@ CONFIG = ["denied"]
 async def test_the_net_stops_what_lands_without_the_guard(
         attack: Attack, pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
     install(site)
-    await attack.run(Env(pw, chrome.http_url, chrome.http_url, site))
+    await attack.run(Env(pw, chrome.http_url, chrome.http_url, site,
+                         lambda: bool(attack.landed(site))))
     assert await site.wait_for(lambda: attack.landed(site)), \
         f"{attack.name}: did not land even without the guard"
 
     site.hits.clear()
     g = await guard({"deny": CONFIG, "allow_writes": [origin_rule(site.a)]})
-    await attack.run(Env(pw, g.url, chrome.http_url, site))
-    await site.settle(0.5)
+
+    def blocked(line: object) -> bool:
+        return isinstance(line, BlockLine) and line.source == "network" \
+            and "denied" in (line.url or "")
+
+    await attack.run(Env(pw, g.url, chrome.http_url, site,
+                         lambda: any(map(blocked, g.lines()))))
+    await site.settle(0.5)  # the one wait for what must not arrive, after the block
     assert attack.landed(site) == [], f"{attack.name}: got through the guard"
-    assert await g.wait_for_line(lambda b: isinstance(b, BlockLine) and b.source == "network"
-                                 and "denied" in (b.url or "")), \
+    assert await g.wait_for_line(blocked), \
         f"{attack.name}: stopped, but no block line: {g.lines()} {site.hits}"
 
 
@@ -229,9 +242,13 @@ async def test_a_write_sent_as_its_tab_closes_is_named_after_that_tab(
         pw: Any, guard: GuardFactory, site: HitSite) -> None:
     install(site)
     g = await guard({"deny": CONFIG, "allow_writes": [origin_rule(site.a)]})
-    await _close_while_sending(Env(pw, g.url, "", site), "close-later")
-    assert await g.wait_for_line(lambda b: isinstance(b, BlockLine)
-                                 and "denied-close-later" in (b.url or ""))
+
+    def blocked(line: object) -> bool:
+        return isinstance(line, BlockLine) and "denied-close-later" in (line.url or "")
+
+    await _close_while_sending(Env(pw, g.url, "", site, lambda: any(map(blocked, g.lines()))),
+                               "close-later")
+    assert await g.wait_for_line(blocked)
     block = next(b for b in g.lines() if isinstance(b, BlockLine))
     assert block.target_type == "page"
     assert block.frame_url == f"{site.a}/page/close-later"
@@ -241,11 +258,15 @@ async def test_an_allowed_keepalive_write_as_the_tab_closes_lands_and_is_recorde
         pw: Any, guard: GuardFactory, site: HitSite) -> None:
     install(site)
     g = await guard({"deny": CONFIG, "allow_writes": [origin_rule(site.a)]})
-    await _close_while_sending(Env(pw, g.url, "", site), "close-allowed", "allowed-close")
+
+    def recorded(line: object) -> bool:
+        return isinstance(line, RequestLine) and line.url.endswith("/hit/allowed-close")
+
+    await _close_while_sending(Env(pw, g.url, "", site, lambda: any(map(recorded, g.lines()))),
+                               "close-allowed", "allowed-close")
     assert await site.wait_for(lambda: site.writes("allowed-close"))
-    assert await g.wait_for_line(lambda r: isinstance(r, RequestLine)
-                                 and r.url.endswith("/hit/allowed-close"))
-    await site.settle(0.5)
+    assert await g.wait_for_line(recorded)
+    await site.settle(0.5)  # the one wait for a second copy, which must not arrive
     lines = [r for r in g.lines() if isinstance(r, RequestLine)
              and r.url.endswith("/hit/allowed-close")]
     assert len(site.writes("allowed-close")) == 1 and len(lines) == 1
@@ -263,7 +284,10 @@ async def _submit_form(g: RunningGuard, pw: Any, site: HitSite, page_name: str) 
         frame = page.main_frame if page_name == "form" else page.frame_locator("#f")
         with contextlib.suppress(Exception):
             await frame.locator("#go").click(timeout=5000)
-        await site.settle(1.0)
+        # Decided once the block line is in; then a short wait for what must not arrive.
+        await g.wait_for_line(lambda b: isinstance(b, BlockLine)
+                              and "denied-form" in (b.url or ""))
+        await site.settle(0.3)
         await ctx.close()
     finally:
         await browser.close()

@@ -16,6 +16,7 @@ from tests.conftest import GuardFactory
 from tests.guard.click_pages import CONTROLS, FRAME
 from tests.support.http import get_json, request
 from tests.support.site import HitSite
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.browser
 
@@ -110,14 +111,17 @@ def install(site: HitSite) -> str:
     return site.page("controls", CONTROLS)
 
 
-async def press_in_fresh_page(pw: Any, cdp_url: str, url: str, press: Press) -> None:
+async def press_in_fresh_page(pw: Any, cdp_url: str, url: str, press: Press,
+                              played_out: Callable[[], object]) -> None:
+    """``played_out``: the page's reaction on the site, or the guard's block of the
+    press, waited for before the tab is let go."""
     browser = await pw.chromium.connect_over_cdp(cdp_url)
     ctx = await browser.new_context()
     page = await ctx.new_page()
     await page.goto(url)
     await page.frame_locator("#frame").locator("#framed").wait_for()
     await press.press(page)  # a swallowed Playwright click returns; it does not time out
-    await page.wait_for_timeout(400)
+    await eventually(played_out)
     with contextlib.suppress(Exception):
         await ctx.close()
     await browser.close()
@@ -131,14 +135,16 @@ def reaction_hits(site: HitSite, press: Press) -> list[Any]:
 async def test_press_reaches_the_page_without_guard_and_is_swallowed_with_it(
         press: Press, pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
     url = install(site)
-    await press_in_fresh_page(pw, chrome.http_url, url, press)
+    await press_in_fresh_page(pw, chrome.http_url, url, press,
+                              lambda: reaction_hits(site, press))
     assert await site.wait_for(lambda: reaction_hits(site, press)), \
         f"{press.name}: the page never saw the press, even without the guard"
 
     site.hits.clear()
     g = await guard({"deny_clicks": DENY_CLICKS})
-    await press_in_fresh_page(pw, g.url, url, press)
-    await site.settle(0.3)
+    await press_in_fresh_page(pw, g.url, url, press, lambda: any(
+        isinstance(b, BlockLine) and b.label == press.label for b in g.lines()))
+    await site.settle(0.5)  # the one wait for a reaction that must not come, after the block
     assert reaction_hits(site, press) == [], f"{press.name}: the page saw the press"
     assert not [h for h in site.hits if "window-capture" in h.path], \
         "a capture listener the page put on window ran"

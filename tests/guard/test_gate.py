@@ -8,6 +8,7 @@ page scripts: a press on a denied control in the target's first document."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -16,6 +17,7 @@ import pytest
 import websockets
 
 from ajantik_cdp.core.client_gate import ClientGate
+from ajantik_cdp.core.record_schema import BlockLine
 from ajantik_cdp.core.targets import Target, TargetState
 from ajantik_cdp.proxy.guardian import Guardian
 from tests.conftest import GuardFactory
@@ -40,21 +42,28 @@ def slow_install(monkeypatch: pytest.MonkeyPatch, seconds: float = SLOW) -> None
 
 # A popup whose own script presses its denied button at once: only the guard's page
 # script, installed before the popup runs, swallows that press. The popup is opened on the
-# other origin (its own renderer process), and its button posts back to the first.
+# other origin (its own renderer process), and its button posts back to the first. Right
+# after the press it reads /hit/after-press: the sign that the press has happened (its
+# post, if any, was sent before).
 PRESSING_PAGE = """<button id="go" onclick="fetch('{A}/hit/pressed-race',
     {method: 'POST', body: 'p'})">Proceed to submission</button>
-    <script>document.getElementById('go').click()</script>"""
+    <script>document.getElementById('go').click(); fetch('{A}/hit/after-press')</script>"""
 CONFIG = {"deny": ["denied"], "deny_clicks": ["proceed to submission"]}
 
 
 async def open_popup(pw: Any, url: str, site: HitSite, target: str,
-                     wait: float = SLOW + 1.0) -> None:
+                     played_out: Callable[[], object], must_not_come: bool) -> None:
+    """``played_out``: what shows the popup has done what it does (its hit, or the
+    guard's line), waited for (past the slowed install) before the tab is let go; then,
+    when the test checks that something did not arrive, one short wait for it."""
     browser = await pw.chromium.connect_over_cdp(url)
     ctx = await browser.new_context()
     page = await ctx.new_page()
     await page.goto(site.a + "/page/popup")
     await page.evaluate(f"window.open('{target}')")
-    await site.settle(wait)
+    await site.wait_for(played_out, timeout=20.0)
+    if must_not_come:
+        await site.settle(0.5)
     await ctx.close()
     await browser.close()
 
@@ -72,7 +81,8 @@ async def test_without_the_gate_a_client_releases_a_popup_before_its_page_script
     slow_install(monkeypatch, 3.0)
     without_the_gate(monkeypatch)
     g = await guard(CONFIG)
-    await open_popup(pw, g.url, site, site.b + "/page/pressing", wait=5.0)
+    await open_popup(pw, g.url, site, site.b + "/page/pressing",
+                     lambda: site.writes("pressed-race"), must_not_come=False)
     assert site.writes("pressed-race"), "the race did not happen: this test proves nothing"
 
 
@@ -82,7 +92,8 @@ async def test_the_gate_holds_the_release_until_the_guard_is_in_place(
     site.pages["pressing"] = PRESSING_PAGE
     slow_install(monkeypatch, 3.0)
     g = await guard(CONFIG)
-    await open_popup(pw, g.url, site, site.b + "/page/pressing", wait=5.0)
+    await open_popup(pw, g.url, site, site.b + "/page/pressing",
+                     lambda: site.gets("/hit/after-press"), must_not_come=True)
     assert site.gets("/page/pressing"), "the popup never loaded"
     assert site.writes("pressed-race") == []
 
@@ -95,7 +106,9 @@ async def test_without_the_gate_the_net_still_stops_a_denied_popup_load(
     slow_install(monkeypatch)
     without_the_gate(monkeypatch)
     g = await guard(CONFIG)
-    await open_popup(pw, g.url, site, site.a + "/denied-race")
+    await open_popup(pw, g.url, site, site.a + "/denied-race", lambda: any(
+        isinstance(b, BlockLine) and "denied-race" in (b.url or "") for b in g.lines()),
+        must_not_come=True)
     assert site.gets("denied-race") == []
 
 

@@ -22,6 +22,7 @@ from ajantik_cdp.core.canonical_url import canonical_url
 from ajantik_cdp.core.record_schema import BlockLine, RequestLine
 from ajantik_cdp.local_http import start_app
 from tests.conftest import GuardFactory
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.browser
 
@@ -89,14 +90,17 @@ async def spelling_site() -> AsyncIterator[SpellingSite]:
 
 
 async def _in_page(pw: Any, cdp_url: str, site: SpellingSite,
-                   body: Callable[[Any], Awaitable[None]]) -> None:
+                   body: Callable[[Any], Awaitable[None]],
+                   played_out: Callable[[], object]) -> None:
+    """``played_out``: what shows the attack has had its effect (its hit on the site, or
+    the guard's line for it), waited for before the tab is let go."""
     browser = await pw.chromium.connect_over_cdp(cdp_url)
     ctx = await browser.new_context()
     page = await ctx.new_page()
     try:
         await page.goto(site.origin + "/page/blank")
         await body(page)
-        await site.settle()
+        await eventually(played_out)
     finally:
         with contextlib.suppress(Exception):
             await ctx.close()
@@ -178,16 +182,21 @@ async def test_spelling_reaches_the_handler_without_guard_and_is_blocked_with_it
     async def body(page: Any) -> None:
         await spelling.attack(page, site)
 
-    await _in_page(pw, chrome.http_url, site, body)
+    await _in_page(pw, chrome.http_url, site, body, lambda: site.landed("submission"))
     assert site.landed("submission"), f"{spelling.name}: never reached the handler"
     # ...spelled so that a rule searched in the raw URL would not have seen it.
     assert not [raw for _, _, raw in site.landed("submission") if "submission" in raw]
 
     site.hits.clear()
     g = await guard({"deny": ["submission"]})
-    await _in_page(pw, g.url, site, body)
+
+    def blocked(line: object) -> bool:
+        return isinstance(line, BlockLine) and line.reason == "deny"
+
+    await _in_page(pw, g.url, site, body, lambda: any(map(blocked, g.lines())))
+    await site.settle()  # the one wait for what must not arrive, after the block
     assert site.landed("submission") == [], f"{spelling.name}: reached the handler"
-    assert await g.wait_for_line(lambda ln: isinstance(ln, BlockLine) and ln.reason == "deny")
+    assert await g.wait_for_line(blocked)
 
 
 async def test_allowed_writes_spelled_oddly_still_land(
@@ -203,7 +212,12 @@ async def test_allowed_writes_spelled_oddly_still_land(
         await page.evaluate(POST, [site.origin + "/%73ubmission/5", "POST"])
         await page.evaluate(POST, [site.origin + "/elsewhere/%61pi/drafts/6", "POST"])
 
-    await _in_page(pw, g.url, site, body)
+    def both_blocked() -> bool:
+        return {ln.reason for ln in g.lines() if isinstance(ln, BlockLine)} == {
+            "deny", "allow_writes"}
+
+    await _in_page(pw, g.url, site, body, both_blocked)
+    await site.settle()  # the one wait for a write that must not arrive
     # Chrome resolves the dot segments of the fourth; the others reach the wire spelled.
     assert {raw for _, _, raw in site.landed("drafts")} == {
         "/api/drafts/1", "/api/dr%61fts/2", "/%61pi/drafts/3", "/api/drafts/4"}

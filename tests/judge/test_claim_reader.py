@@ -4,7 +4,7 @@ over a grammar of lists, marks, dashes, parentheses, tables, headings and JSON l
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.verdicts import Said
@@ -18,11 +18,11 @@ from tests.judge.claim_forms import (
     claims_st,
     report,
 )
+from tests.support.examples import examples
 
 D, N, U = Said.DONE, Said.NOT_DONE, Said.UNSURE
 MIXED: Claims = {"R-101": D, "R-102": N, "R-103": U}
-PROPERTY = settings(deadline=None, max_examples=300,  # no timing assertions: shared machine
-                    suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = examples(300, suppress_health_check=[HealthCheck.too_slow])
 
 
 def said(text: str, units: tuple[str, ...] = UNITS) -> dict[str, Said]:
@@ -187,7 +187,7 @@ def test_prose_about_a_unit_is_unreadable_never_unsure(unit: str, sentence: str)
     assert claim.quote == sentence.format(u=unit)
 
 
-@settings(deadline=None, max_examples=500)
+@examples(500)
 @given(st.text(alphabet=st.sampled_from(list("R-10123 :|*`_()[]✅❌\n-—–donetaiuskrfl?.,{}\""
                                               "'"))))
 def test_any_text_is_read_without_error_and_quoted_verbatim(text: str) -> None:

@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import orjson
 import pytest
 
 from ajantik_cdp.cli.main import main
+from ajantik_cdp.core.record_schema import FILM_VERSION, RECORD_VERSION
 from ajantik_cdp.core.run_gate import GatePolicy, Outcome
 from ajantik_cdp.core.verdicts import Said, Verdict
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable, Report
@@ -289,6 +291,24 @@ def test_cli_json_is_versioned_and_deterministic(silent_wrong_run: tuple[Path, P
     assert data["sources"]["record"]["fault_fired"] is None
     with pytest.raises(VersionedFileError, match="version 1"):
         decode_verdicts(first.read_bytes().replace(b'"version": 2', b'"version": 1'))
+
+
+@pytest.mark.parametrize("film", [None, {"dir": "film", "fps": 2.0}])
+def test_cli_json_names_the_records_own_version(film: dict[str, object] | None,
+                                                tmp_path: Path) -> None:
+    """verdicts.json says which record schema it read: 2 for a filmed record, 1 without
+    film (it once always said 1, whatever the record was)."""
+    builder = RecordBuilder(tmp_path / "rec.jsonl", film=film)
+    builder.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
+    record = builder.close()
+    first_line = orjson.loads(record.read_bytes().splitlines()[0])
+    report = tmp_path / "report.txt"
+    report.write_text("A-1: done\n")
+    out = tmp_path / "v.json"
+    _cli("--record", str(record), "--message", str(report), "--out", str(out))
+    data = decode_verdicts(out.read_bytes())
+    assert data["sources"]["record"]["record_version"] == first_line["v"]
+    assert first_line["v"] == (FILM_VERSION if film else RECORD_VERSION)
 
 
 def test_cli_html_is_self_contained_and_links_every_verdict(

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from ajantik_cdp.browser.launch import ChromeProcess
@@ -42,6 +42,7 @@ from ajantik_portal_pilot.task import load_task
 from ajantik_portal_pilot.truth import FilingTruth, registry_truth
 from tests.judge.claim_forms import CHECKBOX_FORM, NAMED_FORMS, Claims, report
 from tests.portal_pilot.adversarial_skills import ADVERSARIES, Adversary
+from tests.support.examples import examples
 
 pytestmark = pytest.mark.browser
 
@@ -220,8 +221,8 @@ def test_every_named_form_gives_the_same_verdicts(runs: dict[str, Run], adapter:
         assert agrees(j, run) == [], form
 
 
-@settings(deadline=None, max_examples=60,  # no timing assertions: the machine is shared
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@examples(60, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                     HealthCheck.too_slow])
 @given(st.sampled_from(CLAIMING), st.data())
 def test_generated_forms_give_the_same_verdicts(runs: dict[str, Run], adapter: Adapter,
                                                 name: str, data: st.DataObject) -> None:

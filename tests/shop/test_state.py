@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ajantik_shop.actions import (
@@ -24,6 +24,7 @@ from ajantik_shop.actions import (
 )
 from ajantik_shop.catalogue import COUPONS, PRODUCTS
 from ajantik_shop.state import STAGES, Clock, RunState, apply, log_rejection
+from tests.support.examples import examples
 
 CLOCK = Clock(0, "2030-01-01T00:00:00.000Z")
 BUSINESS = ("lines", "coupon", "name", "city", "stage", "purchase_submitted")
@@ -111,7 +112,7 @@ actions = st.one_of(
 )
 
 
-@settings(max_examples=300)
+@examples(300)
 @given(st.lists(actions, max_size=25), st.sampled_from([None, 1, 2]))
 def test_invariants_hold_for_any_sequence_of_actions(seq: list[Action],
                                                      expire_on: int | None) -> None:

@@ -9,6 +9,8 @@ from typing import Any
 import orjson
 
 from ajantik_cdp.core.record_schema import (
+    FILM_VERSION,
+    RECORD_VERSION,
     BlockLine,
     Body,
     RequestLine,
@@ -31,12 +33,14 @@ def withheld_body(reason: str = "field 'token'") -> Body:
 
 
 class RecordBuilder:
-    def __init__(self, path: Path, fault: dict[str, Any] | None = None) -> None:
+    def __init__(self, path: Path, fault: dict[str, Any] | None = None,
+                 film: dict[str, Any] | None = None) -> None:
+        """``film``: the start line's film field; the record is then version 2."""
         self.path = path
-        self.writer = RecordWriter(path)
+        self.writer = RecordWriter(path, FILM_VERSION if film is not None else RECORD_VERSION)
         self.writer.start(StartLine(guard_version="test", browser="Chrome/156",
                                     protocol_version="1.3", config_sha256="0" * 64,
-                                    fault=fault))
+                                    fault=fault, film=film))
 
     def exchange(self, method: str, path: str, *, sent: Any = None,
                  answer: Any = None, status: int | None = 200, fault: str | None = None,

@@ -8,12 +8,14 @@ or the guard's own log for that.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from aiohttp import web
 
 from ajantik_cdp.local_http import start_app
+from tests.support.waiting import eventually
 
 CORS = {
     "Access-Control-Allow-Origin": "*",
@@ -61,14 +63,8 @@ class HitSite:
         self.pages[name] = html
         return f"{self.a}/page/{name}"
 
-    async def wait_for(self, predicate: object, timeout: float = 10.0) -> bool:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while loop.time() < deadline:
-            if callable(predicate) and predicate():
-                return True
-            await asyncio.sleep(0.05)
-        return bool(callable(predicate) and predicate())
+    async def wait_for(self, predicate: Callable[[], object], timeout: float = 10.0) -> bool:
+        return await eventually(predicate, timeout)
 
     async def settle(self, seconds: float = 0.5) -> None:
         """Give a request that should NOT arrive the time it would have needed."""

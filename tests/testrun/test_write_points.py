@@ -21,6 +21,7 @@ from ajantik_cdp.testrun.plan.write_points import (
     point_of,
     writes_of,
 )
+from tests.support.examples import examples
 
 WORDS = ["api", "filings", "documents", "sections", "company", "items", "export", "v2",
          "oauth2", "s3", "login", ""]
@@ -96,7 +97,7 @@ def test_a_regex_matches_only_urls_of_points_it_overlaps(ws: list[Write], more: 
                 assert overlaps(p, q), (p, q, w.url)
 
 
-@settings(max_examples=300, deadline=None)  # no timing assertions: shared machine
+@examples(300)
 @given(writes, st.integers(1, 6), st.data())
 def test_the_guard_fires_on_the_kth_write_of_the_point(ws: list[Write], k: int,
                                                        data: st.DataObject) -> None:

@@ -19,7 +19,9 @@ from ajantik_cdp.config_file import (
 )
 from ajantik_cdp.core.config import ConfigError, GuardConfig, parse_config
 from ajantik_cdp.core.faults import FaultSpec, FaultSpecError, parse_fault
+from ajantik_cdp.core.film import DEFAULT_FPS, MAX_FPS, FilmPolicy
 from ajantik_cdp.output_folder import make_parent
+from ajantik_cdp.proxy.film import FilmSettings
 from ajantik_cdp.proxy.server import GuardOptions, run_guard
 
 NAME = "ajantik cdp"
@@ -57,10 +59,21 @@ NAME = "ajantik cdp"
 @click.option("--hold-timeout", default=10.0, show_default=True, type=click.FloatRange(0.1),
               help="Seconds a client's command may wait for the guard to take hold of a new "
               "target before it is refused.")
+@click.option("--film", "film_dir", type=click.Path(path_type=Path, file_okay=False),
+              metavar="DIR",
+              help="Film every page into DIR: screencast frames (JPEG) and a still right "
+              "after each write, block and fault, listed in the record with the client's "
+              "actions. Pages at a `redact` URL are not filmed. An earlier non-empty DIR "
+              "is moved aside.")
+@click.option("--film-fps", default=DEFAULT_FPS, show_default=True,
+              type=click.FloatRange(0, MAX_FPS, min_open=True), metavar="N",
+              help="Most screencast frames kept per second and page (Chrome sends one only "
+              "when the page changed).")
 @click.option("-v", "--verbose", is_flag=True, help="Log debugging detail.")
 def cdp_command(upstream: str, port: int, host: str, config_text: str | None,
                 record_path: Path, fault_text: str | None, fault_at: int,
-                allow_origins: tuple[str, ...], hold_timeout: float, verbose: bool) -> int:
+                allow_origins: tuple[str, ...], hold_timeout: float, film_dir: Path | None,
+                film_fps: float, verbose: bool) -> int:
     """Guard a logged-in Chrome: a skill connects here exactly as it would to Chrome.
 
     \b
@@ -88,6 +101,7 @@ def cdp_command(upstream: str, port: int, host: str, config_text: str | None,
     options = GuardOptions(
         upstream=upstream, config=config, host=host, port=port, record_path=record_path,
         allow_origins=allow_origins, fault=fault, hold_timeout=hold_timeout,
+        film=FilmSettings(film_dir, FilmPolicy(fps=film_fps)) if film_dir else None,
     )
     return asyncio.run(run_guard(options))
 

@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 
 from ajantik_cdp.browser.locate import find_chrome
+from ajantik_cdp.cli.film_options import film_options, film_policy
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.demo.plan import OPTIONS, SKILLS, UPLOADS, conclusions
 from ajantik_cdp.demo.runner import run_demo
@@ -37,8 +38,10 @@ CAPTION = (f"Each fault fires on write {OPTIONS.at.text} of {UPLOADS.label} (R-1
               help="Runs at a time, each on a headless Chromium of its own.")
 # The old spelling, before `--workers` was the one name (as in `ajantik gauntlet`).
 @click.option("--jobs", "old_jobs", type=click.IntRange(1, 4), hidden=True)
+@film_options
 @click.option("-v", "--verbose", is_flag=True, help="Show the guards' log lines.")
-def demo_command(out_dir: Path, workers: int, old_jobs: int | None, verbose: bool) -> int:
+def demo_command(out_dir: Path, workers: int, old_jobs: int | None, film: bool,
+                 film_fps: float, verbose: bool) -> int:
     """Crash-test two scripted skills on a local registry portal: `ajantik test run` on
     the bundled example.
 
@@ -69,7 +72,8 @@ def demo_command(out_dir: Path, workers: int, old_jobs: int | None, verbose: boo
                f"{len(OPTIONS.kinds)} faults each ({workers} run(s) at a time), writing to "
                f"{out_dir}/")
     with RunProgress(console) as progress:
-        outcome = asyncio.run(run_demo(out_dir, progress, workers=workers))
+        outcome = asyncio.run(run_demo(out_dir, progress, workers=workers,
+                                       film=film_policy(film, film_fps)))
     found = conclusions(outcome)
     for t in outcome.tests:
         print_result(console, t)

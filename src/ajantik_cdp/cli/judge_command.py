@@ -20,6 +20,8 @@ from ajantik_cdp.judge.verdict_file import Source, Sources, encode_verdicts, ver
 from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
 from ajantik_cdp.judge.verdict_table import print_judgement
 from ajantik_cdp.output_folder import make_parent
+from ajantik_cdp.player.view import film_view
+from ajantik_cdp.record.reader import load_record
 
 NAME = "ajantik test judge"
 
@@ -42,7 +44,11 @@ FAIL_ON_CHOICES = (*ALWAYS_FAIL, *sorted(v.value for v in EXTRA_FAIL_ON))
               help="Also write the verdicts as versioned JSON.")
 @click.option("--html", "html_path", type=_file, metavar="VERDICTS.html",
               help="Also write a self-contained HTML page: each verdict linked to the record "
-              "lines it rests on, with the claim it compared.")
+              "lines it rests on, with the claim it compared; with a player of the run "
+              "when the guard filmed it (--film).")
+@click.option("--film", "film_dir", type=click.Path(path_type=Path, file_okay=False),
+              metavar="DIR", help="Where the run's frames are, if the film folder was moved "
+              "(default: the folder named in the record).")
 @junit_option("one testcase per unit and one for the gate (<failure> for silent wrong, "
               "damage and what the gate fails on, <error> when the run is no test)")
 @click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(FAIL_ON_CHOICES),
@@ -52,7 +58,8 @@ FAIL_ON_CHOICES = (*ALWAYS_FAIL, *sorted(v.value for v in EXTRA_FAIL_ON))
               help="Let units the record or the report cannot show pass the gate. The "
               "output says which were let through; they are never counted as correct.")
 def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
-                  out_path: Path | None, html_path: Path | None, junit_path: Path | None,
+                  out_path: Path | None, html_path: Path | None, film_dir: Path | None,
+                  junit_path: Path | None,
                   fail_on: tuple[str, ...], allow_unscorable: bool) -> int:
     """Give each unit of work one verdict, from the guard's record, not from the skill.
 
@@ -98,8 +105,10 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
         _write(out_path, "--out", encode_verdicts(verdicts_data(judgement, sources, policy)))
         click.echo(f"verdicts: {out_path}")
     if html_path is not None:
+        film = film_view(load_record(record_path), "run", film_dir)
         page = Page(title=f"Verdicts for {record_path.name}",
-                    runs=(RunView("run", str(record_path), judgement, sources, policy),))
+                    runs=(RunView("run", str(record_path), judgement, sources, policy,
+                                  film=film),))
         _write(html_path, "--html", render_page(page).encode())
         click.echo(f"page: {html_path}")
     publish(NAME, judge_outputs(record_path.name, judgement, gate, policy), junit_path)

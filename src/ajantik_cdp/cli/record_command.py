@@ -15,6 +15,8 @@ from rich.console import Console
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.output_folder import make_parent
+from ajantik_cdp.player.page import render_film_page
+from ajantik_cdp.player.view import film_view
 from ajantik_cdp.record.har import to_har
 from ajantik_cdp.record.reader import LoadedRecord, load_record
 from ajantik_cdp.record.table import render
@@ -34,6 +36,7 @@ def record_command() -> None:
     \b
     ajantik record show ajantik-cdp.jsonl
     ajantik record har ajantik-cdp.jsonl -o run.har     # DevTools: Network > Import HAR
+    ajantik record film ajantik-cdp.jsonl -o film.html  # a guard run with --film
 
     A record whose guard was killed is still read: its cut-short last line is reported
     and skipped.
@@ -49,7 +52,11 @@ def record_command() -> None:
 @click.option("--width", type=click.IntRange(60), metavar="COLUMNS",
               help="Table width. Default: the terminal's, or 200 when output is not a "
               "terminal.")
-def show_command(path: Path, writes_only: bool, full: bool, width: int | None) -> None:
+@click.option("--film", "film_dir", type=click.Path(path_type=Path, file_okay=False),
+              metavar="DIR", help="Add each line's frame: its JPEG in DIR, the guard's "
+              "--film folder.")
+def show_command(path: Path, writes_only: bool, full: bool, width: int | None,
+                 film_dir: Path | None) -> None:
     """Print the record at PATH as a table: each write (and recorded read) with its
     request body, what the system answered, the fault applied and what the client was
     given; each block with its rule. Withheld bodies show their reason, length and
@@ -58,7 +65,39 @@ def show_command(path: Path, writes_only: bool, full: bool, width: int | None) -
     if width is None and not sys.stdout.isatty():
         width = 200
     console = Console(width=width, soft_wrap=False)
-    render(record, console, body_limit=None if full else 120, writes_only=writes_only)
+    if film_dir is not None and not record.frames:
+        click.echo("ajantik record show: warning: this record holds no film (the guard "
+                   "ran without --film)", err=True)
+    render(record, console, body_limit=None if full else 120, writes_only=writes_only,
+           film=film_dir)
+
+
+@record_command.command("film")
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=True))
+@click.option("--film", "film_dir", type=click.Path(path_type=Path, file_okay=False),
+              metavar="DIR", help="The guard's --film folder. Default: the one named in "
+              "the record (relative to the record's folder).")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
+              help="Where to write the page. Default: PATH with the suffix .film.html.")
+def film_command(path: Path, film_dir: Path | None, output: Path | None) -> None:
+    """Write a self-contained HTML player for a filmed run: the frames with a scrubber,
+    the client's actions and the record lines on one timeline (click a line to see its
+    frame). Frames are embedded: the page needs no server and no network."""
+    name = "ajantik record film"
+    record = _load(name, path)
+    view = film_view(record, "run", film_dir)
+    if view is None:
+        raise CommandFailed(name, f"{path} holds no film: run the guard with --film DIR", 1)
+    target = output or path.with_suffix(".film.html")
+    for note in view.notes:
+        click.echo(f"{name}: warning: {note}", err=True)
+    make_parent(target, "-o")
+    try:
+        _write_atomically(target, render_film_page(f"Film of {path.name}", view).encode())
+    except OSError as exc:
+        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}", 1) from None
+    click.echo(f"wrote {target} ({counted(len(view.frames), 'frame')}, "
+               f"{counted(len(view.entries), 'timeline entry', 'timeline entries')})", err=True)
 
 
 @record_command.command("har")

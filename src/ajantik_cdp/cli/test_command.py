@@ -22,6 +22,7 @@ from rich.console import Console
 
 from ajantik_cdp.ci.judge_outputs import runs_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
+from ajantik_cdp.cli.film_options import film_options, film_policy
 from ajantik_cdp.cli.judge_command import judge_command
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.config_file import load_config_file
@@ -136,12 +137,13 @@ def _shared(fn: Callable[..., Any]) -> Callable[..., Any]:
               help="The record of a clean run of the skill (e.g. runs/00-clean/"
               "ajantik-cdp.jsonl of an earlier test run, or `ajantik cdp --record`).")
 @_shared
+@film_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: str | None,
                  config_path: Path | None, before: str | None, faults_text: str | None,
                  at_text: str, reps: int, only_points: tuple[str, ...], deadline: float,
                  allow_unscorable: bool, yes: bool, out_dir: Path, verbose: bool,
-                 command: tuple[str, ...]) -> int:
+                 film: bool, film_fps: float, command: tuple[str, ...]) -> int:
     """Show what `ajantik test run` would run, without running or touching anything.
 
     \b
@@ -153,8 +155,8 @@ def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: 
     adapter's write_points(). Prints each write point, the runs (write point x fault kind
     x --reps, the fault on the --at write), and about how many un-faulted writes would
     really reach the system. Takes every option of `test run`, so the same command line
-    with `plan` shows its plan; --upstream, --before, --deadline, --yes and --out are
-    not used. Exit code 0, or 2 for bad input.
+    with `plan` shows its plan; --upstream, --before, --deadline, --yes, --out and the
+    film's options are not used. Exit code 0, or 2 for bad input.
     """
     kinds, at, only = _plan_options(faults_text, at_text, only_points)
     if config_path is not None:
@@ -191,12 +193,13 @@ def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: 
 @_shared
 @junit_option("one testcase per unit of every run and one per run's gate (classname: "
               "test/run), <failure> for silent wrong, damage and what the gate fails on")
+@film_options
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def run_command(adapter_path: Path | None, upstream: str | None, config_path: Path | None,
                 before: str | None, faults_text: str | None, at_text: str, reps: int,
                 only_points: tuple[str, ...], deadline: float, allow_unscorable: bool,
                 yes: bool, out_dir: Path, verbose: bool, junit_path: Path | None,
-                command: tuple[str, ...]) -> int:
+                film: bool, film_fps: float, command: tuple[str, ...]) -> int:
     """Crash-test a skill on your own system: a clean run, then every fault, judged.
 
     \b
@@ -262,7 +265,8 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
     prepare(out_dir, "test-run")
     test = SkillTest("", CommandSkill(argv), CommandSystem(config, before, deadline), adapter,
                      RunOptions(kinds, reps, at, only, deadline,
-                                 GatePolicy(allow_unscorable=allow_unscorable)))
+                                 GatePolicy(allow_unscorable=allow_unscorable),
+                                 film_policy(film, film_fps)))
     console = Console(highlight=False)
     click.echo(f"{RUN}: {test.skill.label}")
     click.echo("  first a clean run through a fresh guard: every write it makes really reaches "

@@ -1,9 +1,13 @@
 """The record: one versioned JSONL schema, built and parsed only here.
 
 The guard writes it, and the judge, ``ajantik record show`` and the HAR export read it.
-Each line is a JSON object with ``"v": RECORD_VERSION`` and a ``"kind"``; the kinds and
-their fields are documented in docs/record.md. A reader accepts only versions it knows,
-so a change of meaning must bump the version.
+Each line is a JSON object with ``"v"`` and a ``"kind"``; the kinds and their fields are
+documented in docs/record.md. A reader accepts only versions it knows, so a change of
+meaning must bump the version.
+
+Version 1 is the record of a guard that does not film; version 2 adds the film (a
+``film`` field on the start line, ``frame`` and ``action`` lines). A guard writes version
+2 only when it films, so a record without film stays readable by every version-1 reader.
 """
 
 from __future__ import annotations
@@ -14,9 +18,12 @@ from typing import Any, Literal
 
 import orjson
 
-RECORD_VERSION = 1
+RECORD_VERSION = 1  # a record without film
+FILM_VERSION = 2  # a record with film: start.film, frame and action lines
+VERSIONS = (RECORD_VERSION, FILM_VERSION)
+FILM_KINDS = frozenset({"frame", "action"})
 
-Kind = Literal["start", "request", "block", "end"]
+Kind = Literal["start", "request", "block", "end", "frame", "action"]
 
 
 def now_iso() -> str:
@@ -60,6 +67,8 @@ class StartLine:
     fault: dict[str, Any] | None
     time: str = field(default_factory=now_iso)
     kind: Kind = "start"
+    # Version 2 only: the film's folder (as given to the guard) and its policy.
+    film: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -111,19 +120,57 @@ class EndLine:
     kind: Kind = "end"
 
 
-RecordLine = StartLine | RequestLine | BlockLine | EndLine
+@dataclass(frozen=True)
+class FrameLine:
+    """A picture of a page, in a JPEG file in the film's folder (version 2)."""
+
+    target_id: str  # the page target pictured
+    file: str  # the JPEG's name, relative to the film's folder
+    bytes: int
+    cause: Literal["screencast", "still"]  # a screencast frame, or a still after a line
+    url: str  # the page's URL when the frame arrived, masked like every URL
+    after_seq: int | None = None  # a still: the seq of the line it was taken after
+    time: str = field(default_factory=now_iso)  # when Chrome painted it (screencast)
+    kind: Kind = "frame"
 
 
-_VERSION_PREFIX = b'{"v":' + orjson.dumps(RECORD_VERSION) + b","
+@dataclass(frozen=True)
+class ActionLine:
+    """A client command that acts on a page, summarised by its shape (version 2)."""
+
+    target_id: str | None  # the target the command was sent to; None: browser-wide
+    method: str
+    summary: str  # never typed text or evaluated source: see core/film.py
+    time: str = field(default_factory=now_iso)
+    kind: Kind = "action"
 
 
-def encode(line: RecordLine) -> bytes:
+RecordLine = StartLine | RequestLine | BlockLine | EndLine | FrameLine | ActionLine
+
+
+def _prefix(version: int) -> bytes:
+    return b'{"v":' + orjson.dumps(version) + b","
+
+
+_PREFIXES = {v: _prefix(v) for v in VERSIONS}
+
+
+def encode(line: RecordLine, version: int = RECORD_VERSION) -> bytes:
     """One complete record line, newline included: ``{"v": ..., <the line's fields>}``.
 
     orjson writes a dataclass as an object of its fields in order, as ``asdict`` would,
     without the deep copy that made ``asdict`` cost more than the rest of a recorded write
-    (measured: about 2 ms of the guard's CPU per request line on this machine)."""
-    return _VERSION_PREFIX + orjson.dumps(line)[1:] + b"\n"
+    (measured: about 2 ms of the guard's CPU per request line on this machine).
+    A version-1 start line is written without ``film``, as version 1 always was."""
+    if version == RECORD_VERSION:
+        if line.kind in FILM_KINDS:
+            raise ValueError(f"a {line.kind} line needs record version {FILM_VERSION}")
+        if isinstance(line, StartLine):
+            if line.film is not None:
+                raise ValueError(f"a start line with film needs record version {FILM_VERSION}")
+            data = orjson.dumps(line)
+            return _PREFIXES[version] + data[1:data.rindex(b',"film":')] + b"}\n"
+    return _PREFIXES[version] + orjson.dumps(line)[1:] + b"\n"
 
 
 class RecordFormatError(ValueError):
@@ -151,14 +198,21 @@ def decode(raw: bytes | str) -> RecordLine:
     if not isinstance(data, dict):
         raise RecordFormatError("a record line must be a JSON object")
     version = data.pop("v", None)
-    if version != RECORD_VERSION:
+    if version not in VERSIONS:
         raise RecordFormatError(
-            f"record version {version!r} is not supported (this is version {RECORD_VERSION})"
+            f"record version {version!r} is not supported (this ajantik reads versions "
+            f"{', '.join(map(str, VERSIONS))})"
         )
     kind = data.get("kind")
+    if version == RECORD_VERSION and (kind in FILM_KINDS or "film" in data):
+        raise RecordFormatError(f"a version-1 record has no film ({kind} line)")
     try:
         if kind == "start":
             return StartLine(**data)
+        if kind == "frame":
+            return FrameLine(**data)
+        if kind == "action":
+            return ActionLine(**data)
         if kind == "request":
             system = data.pop("system")
             req_body = _body(data.pop("request_body"))

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from ajantik_cdp.core.record_schema import (
+    RECORD_VERSION,
     BlockLine,
     Body,
     EndLine,
@@ -176,6 +177,8 @@ class Record:
     path: Path | None = None
     torn_last_line: bool = False
     line_count: int = 0
+    # The record's one schema version, as read from its lines (2 when the guard filmed).
+    version: int = RECORD_VERSION
 
     @classmethod
     def from_bytes(cls, raw: bytes, path: Path | None = None) -> Record:
@@ -185,7 +188,7 @@ class Record:
             raise RecordUnusable(str(exc)) from None
         torn = loaded.torn_line is not None
         last = loaded.numbered[-1][0]
-        return cls(loaded.numbered, path, torn, last + (1 if torn else 0))
+        return cls(loaded.numbered, path, torn, last + (1 if torn else 0), loaded.version)
 
     @classmethod
     def read(cls, path: Path) -> Record:

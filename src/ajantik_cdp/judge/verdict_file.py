@@ -17,7 +17,6 @@ from typing import Any
 
 import orjson
 
-from ajantik_cdp.core.record_schema import RECORD_VERSION
 from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult
 from ajantik_cdp.judge.adapter_api import Damage
 from ajantik_cdp.judge.judging import Judgement, UnitResult
@@ -91,7 +90,7 @@ def verdicts_data(j: Judgement, sources: Sources,
         "version": VERDICTS_VERSION,
         "sources": {
             "adapter": sources.adapter.as_data(),
-            "record": {**sources.record.as_data(), "record_version": RECORD_VERSION,
+            "record": {**sources.record.as_data(), "record_version": record.version,
                        "lines": record.line_count, "complete": record.complete,
                        "fault": record.fault, "fault_fired": record.fault_fired,
                        "browser": start.browser if start else None},

@@ -1,9 +1,10 @@
 """The judge's HTML page (``--html``): one self-contained file. Its run section and style
 are also the run sections of ``ajantik test run``'s report (testrun/report/).
 
-Everything is inline (CSS, no script, no font, no image), so the page opens offline and
-can be attached to a ticket. Each verdict links to the record lines it rests on, which
-are embedded in the page (bodies shortened), and quotes the claim it compared.
+Everything is inline (CSS; no font; a script and images only for a filmed run's
+player), so the page opens offline and can be attached to a ticket. Each verdict links to
+the record lines it rests on, which are embedded in the page (one closed line each,
+bodies shortened), and quotes the claim it compared.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult
 from ajantik_cdp.html_pages import render_page_template
 from ajantik_cdp.judge.judging import Judgement
 from ajantik_cdp.judge.verdict_file import Sources
+from ajantik_cdp.player.view import FilmView
 
 MAX_TEXT = 2000  # characters of a body shown in the page; the record keeps it whole
 
@@ -42,6 +44,7 @@ class RunView:
     # The run's gate when its caller knows more than the record (how the skill ended,
     # where the fault fired: ajantik test run); otherwise the judgement's own.
     gate: GateResult | None = None
+    film: FilmView | None = None  # the run's player, when the guard filmed it
 
     def gate_result(self) -> GateResult:
         return self.gate if self.gate is not None else self.judgement.gate(self.policy)

@@ -9,8 +9,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
+import orjson
+
+from ajantik_cdp.core.film import summarise
 from ajantik_cdp.core.interception import ReportBlock, ReportRequest
-from ajantik_cdp.core.record_schema import BlockLine, RequestLine, SystemAnswer
+from ajantik_cdp.core.record_schema import ActionLine, BlockLine, RequestLine, SystemAnswer
 from ajantik_cdp.core.redaction import Redactor
 from ajantik_cdp.core.rules import Decision, RequestFacts
 from ajantik_cdp.core.targets import Target
@@ -23,6 +26,7 @@ class Reports:
     def __init__(self, writer: RecordWriter | None, redactor: Redactor) -> None:
         self.writer = writer
         self.redactor = redactor
+        self.actions = False  # client actions on the timeline: on when the guard films
 
     def _seq(self) -> int:
         return self.writer.next_seq() if self.writer else 0
@@ -106,6 +110,29 @@ class Reports:
             system=answer, fault=fault.value if fault else None, client_status=client_status,
             client_error=report.client_error, started=req.paused_at,
         ))
+
+
+    def client_command(self, text: str, target_id: str | None) -> None:
+        """A client's command on its way to Chrome: an action line if it acts on a page.
+        ``text`` is the gate's own serialisation, so the method is spelt one way."""
+        if not self.actions or self.writer is None or not any(
+                marker in text for marker in _ACTION_MARKERS):
+            return
+        try:
+            msg = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return
+        method, params = msg.get("method"), msg.get("params") or {}
+        if not isinstance(method, str) or not isinstance(params, dict):
+            return
+        summary = summarise(method, params, self.redactor.url)
+        if summary is not None:
+            self.writer.write(ActionLine(target_id=target_id, method=method, summary=summary))
+
+
+# Domains of every action method: a substring test keeps other commands off the parser.
+_ACTION_MARKERS = ('"method":"Input.', '"method":"Page.', '"method":"Runtime.',
+                   '"method":"DOM.')
 
 
 def _content_type(headers: Mapping[str, str]) -> str | None:

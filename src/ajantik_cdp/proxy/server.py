@@ -28,13 +28,14 @@ from ajantik_cdp.core.config import GuardConfig
 from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_OK
 from ajantik_cdp.core.faults import FaultSpec, FaultState
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.record_schema import StartLine
+from ajantik_cdp.core.record_schema import FILM_VERSION, RECORD_VERSION, StartLine
 from ajantik_cdp.core.redaction import Redactor
 from ajantik_cdp.core.targets import TargetState
 from ajantik_cdp.local_http import start_app
 from ajantik_cdp.proxy.bridge import ClientLink
 from ajantik_cdp.proxy.cdp_connection import CdpError, ConnectionLost
 from ajantik_cdp.proxy.discovery_http import ENDPOINTS, DiscoveryEndpoints, Handler, refusal
+from ajantik_cdp.proxy.film import Camera, FilmSettings, prepare_folder
 from ajantik_cdp.proxy.guardian import Guardian
 from ajantik_cdp.proxy.page_scripts import PageScripts
 from ajantik_cdp.proxy.preloading import PreloadSwitchError
@@ -61,6 +62,9 @@ class GuardOptions:
     fault: FaultSpec | None = None
     hold_timeout: float = 10.0
     install_signal_handlers: bool = True
+    # Film every page into this folder (frame and action lines in the record); needs a
+    # record, and makes it a version-2 record.
+    film: FilmSettings | None = None
 
 
 class GuardServer:
@@ -80,6 +84,7 @@ class GuardServer:
         self.discovery = DiscoveryEndpoints(upstream, http, guardian, self.own_netloc,
                                             options.hold_timeout)
         self.links: set[ClientLink] = set()
+        self.camera: Camera | None = None
         self._stop = asyncio.Event()
         self._stop_reason = "stopped"
         self._shut_down = False
@@ -105,6 +110,7 @@ class GuardServer:
                 undo.push_async_callback(guardian.close)
                 server = cls(options, upstream, http, runner, port, writer, reports,
                              guardian)
+                server.camera = _camera(options, guardian, reports, writer)
                 undo.pop_all()
         except BaseException:
             ready.cancel()
@@ -170,6 +176,8 @@ class GuardServer:
                              return_exceptions=True)
         if links:
             log.info("closed %s: %s", counted(len(links), "client connection"), reason)
+        if self.camera is not None:
+            await self.camera.close()
         await self.guardian.close()
         await self.runner.cleanup()
         if self.writer is not None:
@@ -262,19 +270,53 @@ async def _listen(app: web.Application, options: GuardOptions) -> tuple[web.AppR
 def _open_record(options: GuardOptions, upstream: Upstream) -> RecordWriter | None:
     path = options.record_path
     if path is None:
+        if options.film is not None:
+            raise GuardStartError("filming needs a record: the frames are listed in it",
+                                  EXIT_BAD_INPUT)
         return None
+    film = options.film
+    if film is not None:
+        try:
+            moved_film = prepare_folder(film.folder)
+        except OSError as exc:
+            raise GuardStartError(f"--film {film.folder}: cannot use it for the film: "
+                                  f"{exc.strerror or exc}", EXIT_BAD_INPUT) from None
+        if moved_film is not None:
+            log.info("moved the previous film to %s", moved_film)
     moved = set_aside(path)
     if moved is not None:
         log.info("moved the previous record to %s", moved)
-    writer = RecordWriter(path)
+    writer = RecordWriter(path, FILM_VERSION if film is not None else RECORD_VERSION)
     writer.start(StartLine(
         guard_version=__version__,
         browser=upstream.browser,
         protocol_version=str(upstream.version.get("Protocol-Version", "")),
         config_sha256=options.config.sha256,
         fault=options.fault.as_data() if options.fault else None,
+        film=None if film is None else {"dir": _film_dir(film.folder, path),
+                                        **film.policy.as_data()},
     ))
     return writer
+
+
+def _film_dir(folder: Path, record: Path) -> str:
+    """The film's folder as readers find it: relative to the record's folder when it is
+    inside it (the two can then be moved together), else absolute."""
+    try:
+        return str(folder.resolve().relative_to(record.resolve().parent))
+    except ValueError:
+        return str(folder.resolve())
+
+
+def _camera(options: GuardOptions, guardian: Guardian, reports: Reports,
+            writer: RecordWriter | None) -> Camera | None:
+    if options.film is None or writer is None:
+        return None
+    camera = Camera(guardian.conn, guardian.targets, reports.redactor, writer, options.film,
+                    options.config)
+    camera.attach()
+    reports.actions = True
+    return camera
 
 
 async def _install(http: aiohttp.ClientSession, upstream: Upstream, options: GuardOptions,

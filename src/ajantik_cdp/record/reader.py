@@ -15,8 +15,11 @@ import orjson
 from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.core.record_schema import (
     RECORD_VERSION,
+    VERSIONS,
+    ActionLine,
     BlockLine,
     EndLine,
+    FrameLine,
     RecordFormatError,
     RecordLine,
     RequestLine,
@@ -43,6 +46,27 @@ class LoadedRecord:
     numbered: tuple[tuple[int, RecordLine], ...]
     # Set when the last line was cut short (a guard killed mid-write): what was seen.
     torn_line: str | None = None
+    version: int = RECORD_VERSION
+
+    @property
+    def frames(self) -> list[FrameLine]:
+        return [ln for ln in self.lines if isinstance(ln, FrameLine)]
+
+    @property
+    def actions(self) -> list[ActionLine]:
+        return [ln for ln in self.lines if isinstance(ln, ActionLine)]
+
+    def film_dir(self, given: Path | None = None) -> Path | None:
+        """Where this record's frames are: ``given``, else the folder its guard was told
+        (a relative one is taken from the record's own folder, where the guard ran)."""
+        if given is not None:
+            return given
+        film = self.start.film if self.start is not None else None
+        folder = film.get("dir") if isinstance(film, dict) else None
+        if not isinstance(folder, str):
+            return None
+        path = Path(folder)
+        return path if path.is_absolute() else self.path.parent / path
 
     @property
     def lines(self) -> tuple[RecordLine, ...]:
@@ -98,6 +122,7 @@ def parse_record(path: Path, raw: bytes) -> LoadedRecord:
     last_unterminated = not raw.endswith(b"\n")
     lines: list[tuple[int, RecordLine]] = []
     torn: str | None = None
+    first_version: object = None
     for index, (number, chunk) in enumerate(numbered):
         # The writer puts "v" first, so a line cut short still starts like a record line.
         head = chunk[: len(_LINE_START)]
@@ -107,10 +132,18 @@ def parse_record(path: Path, raw: bytes) -> LoadedRecord:
         if index == 0 and not looks and not is_last:
             raise RecordReadError(f"{path} is not an ajantik record (line 1 is not a "
                                   "record line)")
-        if looks and version != RECORD_VERSION:
+        if looks and version not in VERSIONS:
             raise RecordReadError(
-                f"{path} is record version {version!r}; this ajantik reads version "
-                f"{RECORD_VERSION} (use the ajantik that wrote it, or a newer one)")
+                f"{path} is record version {version!r}; this ajantik reads versions "
+                f"{', '.join(map(str, VERSIONS))} (use the ajantik that wrote it, or a "
+                "newer one)")
+        if looks:
+            if first_version is None:
+                first_version = version
+            elif version != first_version:
+                raise RecordReadError(f"{path} line {number} is record version {version}, "
+                                      f"line 1 version {first_version}: a record holds one "
+                                      "version throughout")
         try:
             lines.append((number, decode(chunk)))
         except RecordFormatError as exc:
@@ -122,7 +155,8 @@ def parse_record(path: Path, raw: bytes) -> LoadedRecord:
     if not lines:
         raise RecordReadError(f"{path} holds only an incomplete first line: the guard was "
                               "killed before it wrote one whole line")
-    return LoadedRecord(path, tuple(lines), torn)
+    return LoadedRecord(path, tuple(lines), torn,
+                        first_version if isinstance(first_version, int) else RECORD_VERSION)
 
 
 def load_record(path: Path) -> LoadedRecord:

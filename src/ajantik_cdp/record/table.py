@@ -6,12 +6,14 @@ lays them out with rich, which wraps long URLs to the terminal instead of cuttin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ajantik_cdp.core.film import frame_for_lines
 from ajantik_cdp.core.record_schema import BlockLine, Body, RequestLine, SystemAnswer
 from ajantik_cdp.record.reader import LoadedRecord
 
@@ -27,6 +29,7 @@ class Row:
     fault: str
     client: str
     style: str = ""  # "fault", "block" or "" for the row's colour
+    frame: str = ""  # the frame file nearest the line (``--film``)
 
 
 def body_cell(body: Body | None, limit: int | None) -> str:
@@ -88,15 +91,23 @@ def _block_row(line: BlockLine) -> Row:
 
 
 def rows(record: LoadedRecord, *, body_limit: int | None = 120,
-         writes_only: bool = False) -> list[Row]:
+         writes_only: bool = False, film: Path | None = None) -> list[Row]:
+    lines = record.lines
+    frames = frame_for_lines(lines) if film is not None else {}
     out = []
-    for line in record.lines:
+    for index, line in enumerate(lines):
         if isinstance(line, RequestLine):
             if writes_only and line.method.upper() in ("GET", "HEAD", "OPTIONS"):
                 continue
-            out.append(_request_row(line, body_limit))
+            row = _request_row(line, body_limit)
         elif isinstance(line, BlockLine):
-            out.append(_block_row(line))
+            row = _block_row(line)
+        else:
+            continue
+        frame = frames.get(index)
+        if film is not None and frame is not None:
+            row = replace(row, frame=str(film / frame.file))
+        out.append(row)
     return out
 
 
@@ -127,7 +138,7 @@ _STYLES = {"fault": "yellow", "block": "red"}
 
 
 def render(record: LoadedRecord, console: Console, *, body_limit: int | None = 120,
-           writes_only: bool = False) -> None:
+           writes_only: bool = False, film: Path | None = None) -> None:
     for line in header_lines(record):
         console.print(Text(line), highlight=False)
     table = Table(show_lines=False, header_style="bold", expand=True)
@@ -140,11 +151,16 @@ def render(record: LoadedRecord, console: Console, *, body_limit: int | None = 1
     table.add_column("request body", overflow="fold", ratio=3, width=12)
     table.add_column("system", overflow="fold", ratio=1, width=8)
     table.add_column("client (fault)", overflow="fold", ratio=2, width=10)
-    table_rows = rows(record, body_limit=body_limit, writes_only=writes_only)
+    if film is not None:
+        table.add_column("frame", overflow="fold", ratio=2, width=10)
+    table_rows = rows(record, body_limit=body_limit, writes_only=writes_only, film=film)
     for row in table_rows:
         client = f"{row.client} ({row.fault})" if row.fault else row.client
-        table.add_row(str(row.seq), row.time, row.method, Text(row.url), Text(row.body),
-                      Text(row.system), Text(client), style=_STYLES.get(row.style))
+        cells: list[str | Text] = [str(row.seq), row.time, row.method, Text(row.url),
+                                   Text(row.body), Text(row.system), Text(client)]
+        if film is not None:
+            cells.append(Text(row.frame or "-"))
+        table.add_row(*cells, style=_STYLES.get(row.style))
     if table_rows:
         console.print(table)
     else:

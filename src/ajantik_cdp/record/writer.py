@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.core.record_schema import (
+    FILM_VERSION,
+    RECORD_VERSION,
+    ActionLine,
     BlockLine,
     EndLine,
+    FrameLine,
     RecordLine,
     RequestLine,
     StartLine,
@@ -29,8 +34,11 @@ class RecordOpenError(BadInput):
 
 
 class RecordWriter:
-    def __init__(self, path: Path) -> None:
+    """``version`` is the record's one version: ``FILM_VERSION`` when the guard films."""
+
+    def __init__(self, path: Path, version: int = RECORD_VERSION) -> None:
         self.path = path
+        self.version = version
         try:
             self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
                                            0o600)
@@ -39,6 +47,8 @@ class RecordWriter:
                                   f"{exc.strerror or exc}") from None
         self.counts: Counter[str] = Counter()
         self._seq = 0
+        # Told of every line once it is on disk (the film takes a still after a write).
+        self.on_written: Callable[[RecordLine], None] | None = None
 
     def next_seq(self) -> int:
         self._seq += 1
@@ -47,7 +57,7 @@ class RecordWriter:
     def write(self, line: RecordLine) -> None:
         if self._fd is None:
             return
-        data = encode(line)
+        data = encode(line, self.version)
         written = os.write(self._fd, data)
         while written < len(data):  # a short write on a full disk: finish the line
             written += os.write(self._fd, data[written:])
@@ -59,6 +69,12 @@ class RecordWriter:
                 self.counts["fault"] += 1
         elif isinstance(line, BlockLine):
             self.counts["block"] += 1
+        elif isinstance(line, FrameLine):
+            self.counts["frame"] += 1
+        elif isinstance(line, ActionLine):
+            self.counts["action"] += 1
+        if self.on_written is not None:
+            self.on_written(line)
 
     def start(self, line: StartLine) -> None:
         self.write(line)
@@ -66,7 +82,11 @@ class RecordWriter:
     def close(self, reason: str) -> None:
         if self._fd is None:
             return
-        counts = {k: self.counts.get(k, 0) for k in ("request", "write", "block", "fault")}
+        kinds: tuple[str, ...] = ("request", "write", "block", "fault")
+        if self.version == FILM_VERSION:
+            kinds += ("frame", "action")
+        counts = {k: self.counts.get(k, 0) for k in kinds}
+        self.on_written = None
         self.write(EndLine(reason=reason, counts=counts))
         os.close(self._fd)
         self._fd = None

@@ -15,7 +15,15 @@ from ajantik_cdp.judge.verdict_page import RunView
 from ajantik_cdp.testrun.plan.write_points import WritePoint
 from ajantik_cdp.testrun.report.cells import cell_text
 from ajantik_cdp.testrun.report.terminal import plan_lines
-from ajantik_cdp.testrun.run.runner import RECORD, Outcome, RunResult, SkillTestResult, run_facts
+from ajantik_cdp.testrun.run.runner import (
+    FILM,
+    RECORD,
+    Outcome,
+    RunResult,
+    SkillTestResult,
+    run_facts,
+    run_film,
+)
 from ajantik_cdp.testrun.score.matrix import Cell, by_kind, interval_text, matrix
 
 
@@ -66,6 +74,11 @@ class ReportPage:
     conclusions: tuple[tuple[bool, str], ...]
     tests: tuple[SkillTestView, ...]
 
+    @property
+    def filmed(self) -> bool:
+        """Whether any run has a player (the page then carries the player's script)."""
+        return any(r.film is not None for t in self.tests for r in t.runs)
+
 
 def _slug(r: RunResult) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "-", f"{r.test}-{r.planned.slug}" if r.test
@@ -107,7 +120,8 @@ def run_view(t: SkillTestResult, r: RunResult) -> RunView:
                       _relative(r.judgement.report.path, f"{folder}/report.txt"))
     title = f"{t.test.name + ' · ' if t.test.name else ''}{r.planned.label}"
     return RunView(_slug(r), title, r.judgement, sources, t.test.options.policy,
-                   (("folder", folder), *run_facts(r)), r.gate)
+                   (("folder", folder), *run_facts(r)), r.gate,
+                   film=run_film(r, _slug(r), f"{folder}/{FILM}"))
 
 
 def _relative(path: Path | None, shown: str) -> Source:

@@ -22,6 +22,7 @@ from typing import Protocol
 import orjson
 
 from ajantik_cdp.core.faults import FaultKind, parse_fault
+from ajantik_cdp.core.film import FilmPolicy
 from ajantik_cdp.core.record_schema import now_iso
 from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult, gate_run
 from ajantik_cdp.judge.adapter_api import Record, Report
@@ -35,8 +36,11 @@ from ajantik_cdp.judge.verdict_file import (
     verdicts_data,
 )
 from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
+from ajantik_cdp.player.view import FilmView, film_view
+from ajantik_cdp.proxy.film import FilmSettings
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions, GuardStartError
+from ajantik_cdp.record.reader import RecordReadError, load_record
 from ajantik_cdp.testrun.adapter_hooks import AdapterHooks, OperatorEvent, SkillOutput
 from ajantik_cdp.testrun.plan.run_plan import (
     CLEAN,
@@ -53,6 +57,8 @@ from ajantik_cdp.testrun.run.workspace import Check, Stop, System
 from ajantik_cdp.testrun.score.matrix import Firing, RunMark, UnitMark, firing
 
 RECORD = "ajantik-cdp.jsonl"
+FILM = "film"  # the run's frames, beside its record
+REPORT_FRAMES = 60  # frames a run's player shows in its pages (every still comes first)
 OPERATOR_LOG = "operator.jsonl"  # beside the record: each ask, answer and when
 FIRST = At("first")
 NO_OPERATOR = "no operator: the adapter defines no operator(event), so no one can do this"
@@ -66,6 +72,9 @@ class RunOptions:
     only: tuple[WritePoint, ...] = ()
     deadline: float = 600.0
     policy: GatePolicy = DEFAULT_POLICY
+    # Each run's guard films into the run's folder (docs/record.md, "The film"); None: no
+    # film (--no-film).
+    film: FilmPolicy | None = None
 
 
 @dataclass(frozen=True)
@@ -190,7 +199,10 @@ async def run_one(test: SkillTest, planned: PlannedRun, upstream: str, out_dir: 
         try:
             async with running_guard(GuardOptions(
                     upstream=upstream, config=ws.config, port=0, record_path=record_path,
-                    install_signal_handlers=False, fault=fault), "run finished") as guard:
+                    install_signal_handlers=False, fault=fault,
+                    film=(FilmSettings(folder / FILM, test.options.film)
+                          if test.options.film is not None else None)),
+                    "run finished") as guard:
                 desk = OperatorDesk(hooks, guard.url, planned, folder, dict(ws.env))
                 skill_run = await test.skill.run(SkillContext(
                     guard.url, ws.env, folder, test.options.deadline, planned.label, desk))
@@ -234,6 +246,19 @@ def run_facts(r: RunResult) -> tuple[tuple[str, str], ...]:
     return tuple(facts)
 
 
+def run_film(r: RunResult, slug: str, linked: str) -> FilmView | None:
+    """The run's player, when its guard filmed: frames linked from the page (``linked``:
+    the run's film folder as the page finds it), so a report of many runs stays small."""
+    path = r.judgement.record.path
+    if path is None:
+        return None
+    try:
+        record = load_record(path)
+    except RecordReadError:
+        return None  # the judge already said why this record cannot be read
+    return film_view(record, slug, path.parent / FILM, limit=REPORT_FRAMES, linked=linked)
+
+
 def _write_verdicts(test: SkillTest, r: RunResult, folder: Path) -> None:
     sources = Sources(Source.of(test.adapter.path), Source.of(folder / RECORD),
                       Source.of(folder / "report.txt"))
@@ -242,7 +267,7 @@ def _write_verdicts(test: SkillTest, r: RunResult, folder: Path) -> None:
     data["gate"] = gate_data(r.gate, test.options.policy)
     (folder / "verdicts.json").write_bytes(encode_verdicts(data))
     view = RunView("run", r.planned.label, r.judgement, sources, test.options.policy,
-                   run_facts(r), r.gate)
+                   run_facts(r), r.gate, film=run_film(r, "run", FILM))
     title = f"Verdicts: {test.name + ' · ' if test.name else ''}{r.planned.label}"
     (folder / "verdicts.html").write_text(render_page(Page(title, (view,))),
                                           encoding="utf-8")

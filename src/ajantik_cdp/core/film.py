@@ -1,0 +1,399 @@
+"""The film's decisions: which screencast frames are kept, when a still is taken, which
+client commands go on the timeline and how they are summarised, and which frame belongs
+to which record line.
+
+Pure: the guard's camera (``proxy/film.py``) tells this module what arrived and carries
+out what it answers. Times are seconds on one clock chosen by the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from ajantik_cdp.core.config import GuardConfig
+from ajantik_cdp.core.record_schema import (
+    ActionLine,
+    BlockLine,
+    FrameLine,
+    RecordLine,
+    RequestLine,
+)
+from ajantik_cdp.core.rules import is_write, redact_rule
+
+# Measured by bench/bench_film.py on the project's 2-core machine (see docs/record.md):
+# 2 frames a second keeps the film's cost within the issue's 1.15x of direct.
+DEFAULT_FPS = 2.0
+MAX_FPS = 30.0
+# Whether `ajantik test run` and `ajantik demo` film every run unless given --no-film.
+# Off: the issue allows filming to move the demo's wall time by at most 10%, and it
+# measured 1.58x (median wall; CPU 1.17x) with bench/demo_bench.py --film 2 (docs/record.md,
+# "What filming costs").
+FILM_RUNS_BY_DEFAULT = False
+
+
+class FilmPolicyError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class FilmPolicy:
+    """How much the guard films. Frames past a limit are not kept and the end line's
+    counts show it; stills after record lines have their own limit so that the picture
+    at each write survives a long, busy screencast."""
+
+    fps: float = DEFAULT_FPS  # most screencast frames kept per second, per page
+    max_frames: int = 2000  # screencast frames kept per run
+    max_stills: int = 2000  # stills after record lines kept per run
+    max_bytes: int = 200 * 1024 * 1024  # bytes of JPEG kept per run, frames and stills
+    quality: int = 60  # JPEG quality, 0-100
+    max_width: int = 1280
+    max_height: int = 800
+    still_timeout: float = 2.0  # seconds a still may take before it is given up
+
+    def __post_init__(self) -> None:
+        if not 0 < self.fps <= MAX_FPS:
+            raise FilmPolicyError(f"film frame rate must be above 0 and at most {MAX_FPS:g} "
+                                  f"a second, not {self.fps:g}")
+        if not 0 <= self.quality <= 100:
+            raise FilmPolicyError(f"JPEG quality must be 0-100, not {self.quality}")
+        if min(self.max_frames, self.max_stills, self.max_bytes) < 0:
+            raise FilmPolicyError("film limits cannot be negative")
+
+    @property
+    def interval(self) -> float:
+        return 1.0 / self.fps
+
+    def as_data(self) -> dict[str, Any]:
+        return {"fps": self.fps, "max_frames": self.max_frames, "max_stills": self.max_stills,
+                "max_bytes": self.max_bytes, "quality": self.quality,
+                "max_width": self.max_width, "max_height": self.max_height}
+
+
+class Choice(Enum):
+    KEEP = "keep"  # write it now
+    HOLD = "hold"  # too soon after the last kept frame: keep it as the page's pending
+    # frame, written when the interval is over unless a newer frame replaces it
+    SAME = "same"  # identical to the last kept frame of this page
+    REDACTED = "redacted"  # the page (or a frame in it) is at a ``redact`` URL
+    LIMIT = "limit"  # the run's frame or byte budget is spent
+
+
+# Chrome's paint times and the guard's clock are the same machine's wall clock, but a
+# navigation's events reach the guard late (up to seconds on a loaded machine). A page is
+# taken to show a redacted document from a little before the guard heard that it started
+# to go there, until a little after it heard of the next commit elsewhere; a redirect into
+# a redacted URL is heard of only at its commit, so that window opens further back.
+HEARD_EARLY = 0.25
+HEARD_AT_COMMIT = 1.5
+LEFT_MARGIN = 0.25
+
+
+@dataclass
+class _Page:
+    last_kept: float | None = None
+    last_digest: str | None = None
+    pending_digest: str | None = None  # the HOLD frame, if any
+
+
+@dataclass
+class FilmBook:
+    """Per run: the frame budget, each page's last kept frame, and which page a frame or
+    worker target belongs to (a write from an iframe is pictured by its page)."""
+
+    policy: FilmPolicy
+    config: GuardConfig
+    frames: int = 0
+    stills: int = 0
+    bytes: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
+    _pages: dict[str, _Page] = field(default_factory=dict)
+    _parent: dict[str, str] = field(default_factory=dict)
+    # page -> [start, end] wall-clock spans when it may show a redacted document; an end
+    # of None means it still may.
+    _hidden: dict[str, list[list[float | None]]] = field(default_factory=dict)
+
+    # -- targets ------------------------------------------------------------------------
+
+    def attached(self, target_id: str, parent_target_id: str | None) -> None:
+        if parent_target_id is not None and parent_target_id != target_id:
+            self._parent[target_id] = parent_target_id
+
+    def page_of(self, target_id: str) -> str:
+        seen = {target_id}
+        while target_id in self._parent:
+            target_id = self._parent[target_id]
+            if target_id in seen:  # a loop can only come from a confused event stream
+                break
+            seen.add(target_id)
+        return target_id
+
+    def children(self, page_id: str) -> list[str]:
+        return [t for t in self._parent if t != page_id and self.page_of(t) == page_id]
+
+    def gone(self, target_id: str) -> None:
+        self._parent.pop(target_id, None)
+        self._pages.pop(target_id, None)
+
+    # -- redaction ----------------------------------------------------------------------
+
+    def shows_redacted(self, urls: Iterable[str]) -> bool:
+        """True when any document on screen is at a URL matching a ``redact`` entry: the
+        login page's pixels are as secret as its bodies."""
+        return any(redact_rule(self.config, url) is not None for url in urls if url)
+
+    def navigation(self, page_id: str, heard: float, urls_now: Sequence[str],
+                   starting: str | None = None) -> None:
+        """The guard heard at ``heard`` (wall clock) that a frame of the page started to
+        go to ``starting``, or (``starting`` None) that one committed a document, after
+        which ``urls_now`` are the page's documents."""
+        spans = self._hidden.setdefault(page_id, [])
+        open_span = spans[-1] if spans and spans[-1][1] is None else None
+        if starting is not None and self.shows_redacted((starting,)):
+            if open_span is None:
+                spans.append([heard - HEARD_EARLY, None])
+        elif self.shows_redacted(urls_now):
+            if open_span is None:
+                spans.append([heard - HEARD_AT_COMMIT, None])
+        elif open_span is not None and starting is None:
+            open_span[1] = heard + LEFT_MARGIN
+
+    def hidden(self, page_id: str, painted: float) -> bool:
+        """Whether a picture painted at ``painted`` may show a redacted document."""
+        for start, end in self._hidden.get(page_id, ()):
+            assert start is not None
+            if painted >= start and (end is None or painted <= end):
+                return True
+        return False
+
+    # -- screencast frames --------------------------------------------------------------
+
+    def offer(self, page_id: str, now: float, digest: str, size: int,
+              urls: Sequence[str]) -> Choice:
+        page = self._pages.setdefault(page_id, _Page())
+        if self.shows_redacted(urls):
+            page.pending_digest = None  # nothing of this page leaves while it is redacted
+            return self._drop(Choice.REDACTED)
+        if digest == page.last_digest:
+            page.pending_digest = None
+            return self._drop(Choice.SAME)
+        if page.last_kept is not None and now - page.last_kept < self.policy.interval:
+            page.pending_digest = digest
+            return Choice.HOLD
+        return self._take(page, now, digest, size)
+
+    def due(self, page_id: str) -> float | None:
+        """When the page's pending frame may be written, or None if it has none."""
+        page = self._pages.get(page_id)
+        if page is None or page.pending_digest is None or page.last_kept is None:
+            return None
+        return page.last_kept + self.policy.interval
+
+    def flush(self, page_id: str, now: float, digest: str, size: int,
+              urls: Sequence[str]) -> Choice:
+        """The pending frame's turn has come: keep it unless it was replaced or the page
+        has since moved to a redacted URL."""
+        page = self._pages.get(page_id)
+        if page is None or page.pending_digest != digest:
+            return Choice.SAME
+        page.pending_digest = None
+        if self.shows_redacted(urls):
+            return self._drop(Choice.REDACTED)
+        return self._take(page, now, digest, size)
+
+    def _take(self, page: _Page, now: float, digest: str, size: int) -> Choice:
+        if self.frames >= self.policy.max_frames or self.bytes + size > self.policy.max_bytes:
+            return self._drop(Choice.LIMIT)
+        page.last_kept = now
+        page.last_digest = digest
+        self.frames += 1
+        self.bytes += size
+        return Choice.KEEP
+
+    def _drop(self, choice: Choice) -> Choice:
+        self.dropped[choice.value] = self.dropped.get(choice.value, 0) + 1
+        return choice
+
+    # -- stills after record lines ------------------------------------------------------
+
+    def still_for(self, line: RecordLine, pages: Sequence[str]) -> tuple[str, ...]:
+        """The pages to photograph right after ``line`` was written: the page of the
+        target a write, block or fault came from; every filmed page if that target is not
+        known to be on one (a request from the browser-wide net)."""
+        if not wants_still(line):
+            return ()
+        if self.stills >= self.policy.max_stills:
+            self._drop(Choice.LIMIT)
+            return ()
+        target = getattr(line, "target_id", None)
+        if target is not None:
+            page = self.page_of(target)
+            if page in pages:
+                return (page,)
+        return tuple(pages)
+
+    def still_taken(self, size: int) -> bool:
+        """Account for a still; False when the byte budget says it must not be kept."""
+        if self.bytes + size > self.policy.max_bytes:
+            self._drop(Choice.LIMIT)
+            return False
+        self.stills += 1
+        self.bytes += size
+        return True
+
+
+def wants_still(line: RecordLine) -> bool:
+    """Writes, blocks and faults get a still: the moment a verdict is about."""
+    if isinstance(line, BlockLine):
+        return True
+    if isinstance(line, RequestLine):
+        return is_write(line.method) or line.fault is not None
+    return False
+
+
+# -- the client's actions -------------------------------------------------------------------
+
+# Commands that act on a page. Their summaries keep the shape of what was done and never
+# its text: typed values and evaluated source may hold a password.
+ACTION_METHODS = frozenset({
+    "Page.navigate", "Page.reload", "Page.navigateToHistoryEntry",
+    "Input.dispatchMouseEvent", "Input.dispatchKeyEvent", "Input.insertText",
+    "Input.dispatchTouchEvent", "Input.synthesizeTapGesture", "Input.imeSetComposition",
+    "Input.dispatchDragEvent", "Input.synthesizeScrollGesture",
+    "Runtime.evaluate", "Runtime.callFunctionOn", "DOM.setFileInputFiles",
+    "DOM.focus", "DOM.scrollIntoViewIfNeeded",
+})
+
+# Key names longer than one character (Enter, Tab, ArrowDown) say what a key did without
+# saying what was typed; a printable key is only ever "a character key".
+_MOUSE_KEPT = frozenset({"mousePressed", "mouseWheel"})
+_KEY_KEPT = frozenset({"keyDown", "rawKeyDown"})
+
+
+def _num(value: Any) -> str:
+    return f"{value:.0f}" if isinstance(value, int | float) and not isinstance(value, bool) \
+        else "?"
+
+
+def _source_shape(text: Any) -> str:
+    if not isinstance(text, str):
+        return "no source"
+    lines = text.count("\n") + 1
+    return f"{len(text)} characters, {lines} line{'s' if lines != 1 else ''}"
+
+
+def summarise(method: str, params: Mapping[str, Any],
+              mask_url: Callable[[str], str]) -> str | None:
+    """One line for the timeline, or None when the command is not one a person would
+    call an action (mouse moves, key-ups, everything outside ``ACTION_METHODS``)."""
+    if method not in ACTION_METHODS:
+        return None
+    if method == "Page.navigate":
+        url = params.get("url")
+        return f"navigate to {mask_url(url) if isinstance(url, str) else '?'}"
+    if method == "Page.reload":
+        return "reload"
+    if method == "Page.navigateToHistoryEntry":
+        return "go to a history entry"
+    if method == "Input.dispatchMouseEvent":
+        kind = params.get("type")
+        if kind not in _MOUSE_KEPT:
+            return None
+        if kind == "mouseWheel":
+            return f"scroll at ({_num(params.get('x'))}, {_num(params.get('y'))})"
+        clicks = params.get("clickCount")
+        times = f" x{clicks}" if isinstance(clicks, int) and clicks > 1 else ""
+        return (f"press {params.get('button', 'left')!s:.8} at ({_num(params.get('x'))}, "
+                f"{_num(params.get('y'))}){times}")
+    if method == "Input.dispatchKeyEvent":
+        if params.get("type") not in _KEY_KEPT:
+            return None
+        key = params.get("key")
+        if isinstance(key, str) and len(key) > 1 and key.isascii() and key.isalnum():
+            return f"key {key}"
+        return "a character key"
+    if method == "Input.insertText":
+        return "insert text"
+    if method == "Input.imeSetComposition":
+        return "compose text"
+    if method == "Input.dispatchTouchEvent":
+        kind = params.get("type")
+        if kind != "touchStart":
+            return None
+        points = params.get("touchPoints")
+        first = points[0] if isinstance(points, list) and points and \
+            isinstance(points[0], dict) else {}
+        return f"touch at ({_num(first.get('x'))}, {_num(first.get('y'))})"
+    if method == "Input.synthesizeTapGesture":
+        return f"tap at ({_num(params.get('x'))}, {_num(params.get('y'))})"
+    if method == "Input.synthesizeScrollGesture":
+        return f"scroll at ({_num(params.get('x'))}, {_num(params.get('y'))})"
+    if method == "Input.dispatchDragEvent":
+        return "drop" if params.get("type") == "drop" else None
+    if method == "Runtime.evaluate":
+        return f"evaluate script ({_source_shape(params.get('expression'))})"
+    if method == "Runtime.callFunctionOn":
+        args = params.get("arguments")
+        count = len(args) if isinstance(args, list) else 0
+        return (f"call a function ({_source_shape(params.get('functionDeclaration'))}, "
+                f"{count} argument{'s' if count != 1 else ''})")
+    if method == "DOM.setFileInputFiles":
+        files = params.get("files")
+        count = len(files) if isinstance(files, list) else 0
+        return f"choose {count} file{'s' if count != 1 else ''} for an upload"
+    if method == "DOM.focus":
+        return "focus an element"
+    return "scroll an element into view"
+
+
+# -- frames for record lines ------------------------------------------------------------------
+
+
+def frame_for_lines(lines: Sequence[RecordLine]) -> dict[int, FrameLine]:
+    """Each request, block and action line's frame, keyed by its index in ``lines``.
+
+    A still taken for a line (``after_seq``) is its frame. Otherwise the line gets the
+    first frame of its page written after it, and failing that the last one before it;
+    frames of other pages are used only when its page has none. Times compare as the
+    record's ISO strings (one format, one zone), so no clock is parsed."""
+    frames = sorted((ln for ln in lines if isinstance(ln, FrameLine)), key=lambda f: f.time)
+    by_seq = {f.after_seq: f for f in frames if f.after_seq is not None}
+    out: dict[int, FrameLine] = {}
+    for index, line in enumerate(lines):
+        if not isinstance(line, RequestLine | BlockLine | ActionLine):
+            continue
+        seq = getattr(line, "seq", None)
+        if seq is not None and seq in by_seq:
+            out[index] = by_seq[seq]
+            continue
+        # A line from an iframe or worker finds no frame of its own target: it falls back
+        # to every page's frames, which is the right page whenever one page is filmed.
+        mine = [f for f in frames if f.target_id == line.target_id] or frames
+        if not mine:
+            continue
+        after = [f for f in mine if f.time >= line.time]
+        out[index] = after[0] if after else mine[-1]
+    return out
+
+
+def choose_frames(frames: Sequence[FrameLine], limit: int) -> list[FrameLine]:
+    """The frames a player embeds, at most ``limit`` files, in time order: every still
+    first (the moments a verdict is about), then screencast frames spread evenly over
+    the run. Frames sharing a file (one still for several lines) count once."""
+    unique: dict[str, FrameLine] = {}
+    for frame in frames:
+        unique.setdefault(frame.file, frame)
+    stills = [f for f in unique.values() if f.cause == "still"]
+    rest = [f for f in unique.values() if f.cause != "still"]
+    if len(stills) >= limit:
+        step = len(stills) / limit if limit else 0
+        chosen = [stills[int(i * step)] for i in range(limit)]
+    else:
+        room = limit - len(stills)
+        if len(rest) > room:
+            step = len(rest) / room if room else 0
+            rest = [rest[int(i * step)] for i in range(room)]
+        chosen = stills + rest
+    return sorted(chosen, key=lambda f: (f.time, f.file))
