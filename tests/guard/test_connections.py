@@ -43,6 +43,17 @@ WORKER_JS = """(url) => new Promise((done) => {
   const w = new Worker(URL.createObjectURL(new Blob([src])));
   w.onmessage = (e) => done(e.data);
 })"""
+# A dedicated worker started by a dedicated worker (its own target, attached through its
+# parent worker's session).
+NESTED_JS = """(url) => new Promise((done) => {
+  const inner = 'const done = (r) => postMessage(r); const url = ' + JSON.stringify(url) +
+    ';(() => {' + %s + '})()';
+  const outer = 'const w = new Worker(URL.createObjectURL(new Blob([' +
+    JSON.stringify(inner) + ']))); w.onmessage = (e) => postMessage(e.data);';
+  const w = new Worker(URL.createObjectURL(new Blob([outer])));
+  w.onmessage = (e) => done(e.data);
+  setTimeout(() => done('no answer'), 8000);
+})"""
 
 SCRIPTS = {
     "ws-shared.js": f"""onconnect = (e) => {{ const port = e.ports[0];
@@ -53,6 +64,20 @@ SCRIPTS = {
         self.addEventListener('message', (m) => {{ const url = m.data;
         const done = (r) => m.source.postMessage(r); {WS_BODY} }});""",
 }
+# A service worker whose first instructions open WebSockets (each start of it, also a
+# restart after it was stopped), then says what its constructor did.
+SCRIPTS["ws-sw-top.js"] = """const made = [];
+    for (const path of ['/denied-sw-top/', '/dEnIeD-sw-top/']) {
+      try { new WebSocket(location.origin.replace('http', 'ws') + path + Math.random());
+            made.push('made') } catch (e) { made.push('threw') } }
+    fetch('/sw-top-alive');
+    self.addEventListener('install', () => self.skipWaiting());
+    self.addEventListener('activate', (e) => e.waitUntil(clients.claim()));
+    self.addEventListener('message', (m) => m.source.postMessage(made.join(',')));"""
+ASK_SW_TOP = """() => new Promise((done) => {
+  navigator.serviceWorker.addEventListener('message', (e) => done(e.data), {once: true});
+  navigator.serviceWorker.ready.then((reg) => reg.active.postMessage('say'));
+  setTimeout(() => done('no answer'), 15000) })"""
 SHARED_JS = """(url) => new Promise((done) => {
   const w = new SharedWorker('/js/ws-shared.js'); w.port.onmessage = (e) => done(e.data);
   w.port.postMessage(url); setTimeout(() => done('no answer'), 6000) })"""
@@ -108,6 +133,12 @@ async def _in_worker(page: Any, site: HitSite, path: str) -> str:
                                    ws_url(site, path)))
 
 
+async def _in_nested_worker(page: Any, site: HitSite, path: str) -> str:
+    import orjson
+    return str(await page.evaluate(NESTED_JS % orjson.dumps(WS_BODY).decode(),
+                                   ws_url(site, path)))
+
+
 async def _in_shared_worker(page: Any, site: HitSite, path: str) -> str:
     return str(await page.evaluate(SHARED_JS, ws_url(site, path)))
 
@@ -130,10 +161,9 @@ PATHS = [
     Path("page-websocket-http-spelling", _http_spelling),
     Path("oopif-websocket", _in_oopif),
     Path("worker-websocket", _in_worker),
+    Path("nested-worker-websocket", _in_nested_worker),
     Path("shared-worker-websocket", _in_shared_worker),
-    # Not yet: the service-worker variant hung in this harness (not diagnosed, with or
-    # without the guard), so that path is unproven here; the install covers service
-    # workers the same way as shared ones.
+    Path("service-worker-websocket", _in_service_worker),
     Path("page-eventsource", _event_source, "es"),
     Path("worker-eventsource", _event_source_in_worker, "es"),
 ]
@@ -182,6 +212,118 @@ async def test_connection_to_a_denied_url_lands_without_guard_and_is_stopped_by_
     allowed = f"/allowed-{path.name}"
     assert await _run(env, path, allowed) == "open"
     assert site.gets(allowed)
+
+
+# Other spellings of the denied URL, as (spelling, what the server decodes it to). The
+# rules ignore case and are searched in decoded forms; Chrome's emulation rule sees neither
+# (it matches a path in the letter cases it is given), so these are refused by the
+# guard's own check, in documents and in every kind of worker.
+SPELLINGS = [("/dEnIeD-{}", "/dEnIeD-{}"), ("/d%65nied-pct-{}", "/denied-pct-{}")]
+SOCKET_PATHS = [p for p in PATHS if p.channel == "ws"]
+
+
+@pytest.mark.parametrize("path", SOCKET_PATHS, ids=[p.name for p in SOCKET_PATHS])
+async def test_other_spellings_of_a_denied_websocket_url_land_without_guard_only(
+        path: Path, pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
+    install(site)
+    spellings = [(sent.format(path.name), seen.format(path.name)) for sent, seen in SPELLINGS]
+    for sent, seen in spellings:
+        outcome = await _run(Env(pw, chrome.http_url, site), path, sent)
+        assert outcome == "open", f"{path.name} {sent}: did not connect without the guard"
+        assert site.gets(seen), f"{path.name} {sent}: no handshake at the site without guard"
+
+    site.hits.clear()
+    g = await guard(CONFIG)
+    env = Env(pw, g.url, site)
+    for sent, seen in spellings:
+        outcome = await _run(env, path, sent)
+        await site.settle(0.5)
+        assert site.gets(seen) == [], f"{path.name} {sent}: reached the site through the guard"
+        assert outcome in ("error", "threw"), f"{path.name} {sent}: {outcome}"
+        assert await g.wait_for_line(lambda b, sent=sent: isinstance(b, BlockLine) and
+                                     sent in (b.url or "")), \
+            f"{path.name} {sent}: stopped, but the record has no block line for it"
+
+
+async def test_a_service_worker_websocket_at_its_first_instruction_is_stopped(
+        pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
+    """A service worker answers nothing while it waits for the debugger, so its emulation
+    rule comes only after its release; the check queued ahead of the release holds from
+    its first instruction, at its first start and when it starts again after a stop."""
+    install(site)
+
+    async def starts(cdp_url: str) -> list[str]:
+        browser = await pw.chromium.connect_over_cdp(cdp_url)
+        ctx = await browser.new_context()
+        try:
+            page = await ctx.new_page()
+            await page.goto(site.a + "/page/blank")
+            await page.evaluate("""async () => {
+                await navigator.serviceWorker.register('/js/ws-sw-top.js', {scope: '/page/'});
+                await navigator.serviceWorker.ready }""")
+            said = [await page.evaluate(ASK_SW_TOP)]
+            alive = len(site.gets("/sw-top-alive"))
+            for _attempt in range(3):
+                said[1:] = [await restarted(ctx, page)]
+                # Seen through the guard now and then (not diagnosed): after the stop had
+                # been reported, the message still reached the old instance (no script
+                # run, no fetch). The stop is asked again until a new instance has run.
+                if await site.wait_for(lambda: len(site.gets("/sw-top-alive")) > alive, 3):
+                    break
+            return said
+        finally:
+            with contextlib.suppress(Exception):
+                await ctx.close()
+            with contextlib.suppress(Exception):
+                await browser.close()
+
+    async def restarted(ctx: Any, page: Any) -> str:
+        cdp = await ctx.new_cdp_session(page)
+        stopped = asyncio.Event()
+        running: set[str] = set()
+
+        def seen(params: dict[str, Any]) -> None:
+            # Every version seen running has stopped (not just some version: one
+            # reported stopped while this worker still ran, and the next message
+            # reached it instead of a new instance).
+            for v in params["versions"]:
+                if v.get("runningStatus") in ("starting", "running", "stopping"):
+                    running.add(v["versionId"])
+                elif v.get("runningStatus") == "stopped" and v["versionId"] in running:
+                    running.discard(v["versionId"])
+                    if not running:
+                        stopped.set()
+
+        cdp.on("ServiceWorker.workerVersionUpdated", seen)
+        await cdp.send("ServiceWorker.enable")
+        await cdp.send("ServiceWorker.stopAllWorkers")
+        # The next message must start a new instance, not reach the stopping one.
+        await asyncio.wait_for(stopped.wait(), 15)
+        await cdp.detach()
+        return str(await page.evaluate(ASK_SW_TOP))  # wakes it: a new instance
+
+    assert await starts(chrome.http_url) == ["made,made", "made,made"]
+    # Each start of the worker (two at least: the stop must have ended the first) opened
+    # both WebSockets at the site.
+    assert await site.wait_for(lambda: len(site.gets("/sw-top-alive")) >= 2 and
+                               len(site.gets("/denied-sw-top/")) >= 2 and
+                               len(site.gets("/dEnIeD-sw-top/")) >= 2), \
+        ("without the guard, each start's WebSockets did not reach the site",
+         [h.path for h in site.hits])
+
+    g = await guard(CONFIG)
+    for round_ in range(2):
+        site.hits.clear()
+        said = await starts(g.url)
+        await site.settle(0.5)
+        assert len(site.gets("/sw-top-alive")) >= 2, \
+            (f"round {round_}: the worker did not start twice", said,
+             [(type(x).__name__, getattr(x, "url", None)) for x in g.lines()][-8:])
+        assert site.gets("/denied-sw-top/") == [], f"round {round_}: {said}"
+        assert site.gets("/dEnIeD-sw-top/") == [], f"round {round_}: {said}"
+        assert said == ["threw,threw", "threw,threw"], f"round {round_}: {said}"
+    assert await g.wait_for_line(lambda b: isinstance(b, BlockLine) and
+                                 "/dEnIeD-sw-top/" in (b.url or ""))
 
 
 async def test_a_websocket_opened_while_the_first_document_parses_is_stopped(

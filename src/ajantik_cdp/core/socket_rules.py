@@ -85,8 +85,8 @@ class SocketPattern:
 
     @property
     def page_pattern(self) -> str:
-        """For the main-world check (JavaScript's URLPattern takes groups): the piece in
-        any letter case, as the rules match it."""
+        """For the guard's own check in documents and workers (JavaScript's URLPattern
+        takes groups): the piece in any letter case, as the rules match it."""
         return self._pattern(f"(.*{_insensitive(self.needle)}.*)")
 
     def _pattern(self, piece: str) -> str:
@@ -109,7 +109,7 @@ class SocketPattern:
         return f"{proto}://{self.host}{port}{self.needle}*"
 
     def matches(self, url: str, exact: bool = False) -> bool:
-        """Whether the page-side pattern matches ``url`` (a URL as Chrome spells it: host
+        """Whether the check's pattern matches ``url`` (a URL as Chrome spells it: host
         lower case, default port dropped, dot segments resolved); ``exact``: the
         emulation rule's pattern, whose piece keeps its letter case."""
         parts = urlsplit(url)
@@ -165,7 +165,7 @@ class SocketPlan:
 
     @property
     def url_patterns(self) -> list[tuple[str, bool]]:
-        """(URLPattern string, offline) for the page-side wrapper."""
+        """(URLPattern string, offline) for the guard's own check."""
         seen: dict[tuple[str, bool], None] = {}
         for p in self.patterns:
             seen[(p.page_pattern, p.offline)] = None
@@ -207,7 +207,8 @@ def _piece_patterns(piece: str, why: str) -> list[SocketPattern]:
     if piece.isdigit():
         out.append(SocketPattern(Part.PORT, True, low, why=why))
     # Chrome's emulation rule matches a path or query in its letter case: the spellings
-    # people write. Other mixes are refused only by the page-side check (see the limits).
+    # people write. Other mixes are refused by the guard's own check, in documents and in
+    # workers (proxy/websocket_guard.js).
     for casing in dict.fromkeys((piece, low, piece.upper(), low.capitalize())):
         out += [SocketPattern(Part.PATHNAME, True, casing, why=why),
                 SocketPattern(Part.SEARCH, True, casing, why=why)]

@@ -205,6 +205,10 @@ class Guardian:
             target = self.targets.by_session(msg.get("sessionId", ""))
             if target is not None:
                 self.sockets.on_created(target, params)
+        elif method == "Runtime.consoleAPICalled":
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None:
+                self.sockets.on_console(target, params)
         elif method == "Runtime.bindingCalled":
             target = self.targets.by_session(msg.get("sessionId", ""))
             if target is not None and not self.sockets.on_binding(target, params):
@@ -289,7 +293,7 @@ class Guardian:
         log.error(
             "could not guard %s %s (%s); %s and no client command may reach it",
             target.target_type, target.target_id, failures[0],
-            "it runs without the guard's page scripts" if released else "it stays paused",
+            "it runs without the guard's scripts" if released else "it stays paused",
         )
         self._settle(target, TargetState.FAILED)
         return False
@@ -311,8 +315,12 @@ class Guardian:
                           target.target_type, target.target_id, exc)
                 self._settle(target, TargetState.FAILED)
             return
+        # The new instance has a new global scope: the WebSocket check again, queued ahead
+        # of the release (it answers only once the worker runs, as at its first start).
+        steps = self.sockets.restart_steps(self.conn, sid, target.target_type)
         self.conn.post("Runtime.runIfWaitingForDebugger", None, sid)
         self._settle(target, TargetState.GUARDED)
+        await self._installed(target, steps, released=True)
 
     # -- navigation on behalf of the gate and /json/new ---------------------------------
 

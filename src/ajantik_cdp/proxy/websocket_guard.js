@@ -1,12 +1,22 @@
-// The guard's main-world WebSocket check (a second line behind Chrome's own emulation
-// rule, which can miss a WebSocket opened while the first document of a new renderer
-// process is parsed). Entries are [URLPattern string, offline], first match wins, exactly
-// as Chrome applies them. A refusal is reported to the guard, which re-checks the URL
-// before it writes a block line (a page calling the binding cannot forge an allowed one).
+// The guard's WebSocket check, in a document's main world (a second line behind Chrome's
+// own emulation rule, which can miss a WebSocket opened while the first document of a new
+// renderer process is parsed) and in every worker's global scope (where Chrome's rule
+// matches a path in a few letter cases only, and the rules ignore case). Entries are
+// [URLPattern string, offline], first match wins, exactly as Chrome applies them. A
+// refusal is reported to the guard, which re-checks the URL before it writes a block line
+// (a script that forges a report cannot make an allowed URL look refused).
 (() => {
-  // The guard's report channel, taken out of the page's reach before any page script runs.
-  const report = globalThis[__AJANTIK_SOCKET_BINDING__];
+  // The guard's report channel, taken out of the page's reach before any page script
+  // runs: a binding in documents; in workers a console message (measured on Chrome 156: a
+  // binding added to a service worker is often missing from its global scope, and when
+  // present its calls were never reported), with console.debug held before the worker's
+  // own code can replace it.
+  const binding = globalThis[__AJANTIK_SOCKET_BINDING__];
   delete globalThis[__AJANTIK_SOCKET_BINDING__];
+  const say = console.debug.bind(console);
+  let count = 0;
+  const report = typeof binding === "function" ? binding
+    : (url) => say(__AJANTIK_SOCKET_CONSOLE__, ++count, url);
   let entries = null;
   try {
     entries = __AJANTIK_SOCKET_PATTERNS__.map(([p, offline]) => [new URLPattern(p), offline]);
@@ -17,7 +27,8 @@
     if (entries === null) return true;
     let url;
     try {
-      url = new URL(String(raw), document.baseURI);
+      // A worker has no document: its URLs are relative to its own script.
+      url = new URL(String(raw), globalThis.document ? document.baseURI : location.href);
     } catch (e) {
       return false; // the constructor throws its own SyntaxError
     }
@@ -37,7 +48,7 @@
       construct(target, args, newTarget) {
         if (refused(args[0])) {
           try {
-            if (typeof report === "function") report(String(args[0]));
+            report(String(args[0]));
           } catch (e) {
             // reporting must never let the WebSocket through
           }
@@ -50,4 +61,5 @@
     // Without this, the prototype's constructor would hand the page the unchecked one.
     Object.defineProperty(Native.prototype, "constructor", { ...hidden, value: Guarded });
   }
+  return "guarded"; // a worker's install checks it ran to the end
 })();

@@ -10,7 +10,13 @@ module puts them in place on a target's session, as part of the guard's install:
   it; ``Network.enable`` first);
 - for documents, the same patterns in a main-world script run before the page's own
   (measured: the emulation rule missed a WebSocket opened while the first document after
-  a cross-process navigation was parsed in up to 4 of 6 navigations; the script stops it).
+  a cross-process navigation was parsed in up to 4 of 6 navigations; the script stops it);
+- for workers (dedicated, shared, service), the same script evaluated in the worker's
+  global scope while it waits for the debugger, before its first instruction. Chrome's
+  rule matches a path in the letter cases it is given only (the rules ignore case), so
+  without it a worker's WebSocket to ``/dEnIeD`` passed a ``denied`` rule (measured on
+  Chrome 156, dedicated and shared workers); a service worker's rule is in place only
+  after its release, so without it one that opens a WebSocket at once passed too.
 
 It also watches ``Network.webSocketCreated`` on those sessions and writes a block line
 for each WebSocket the patterns refuse, so the record shows what was stopped.
@@ -38,13 +44,24 @@ log = logging.getLogger("ajantik.cdp")
 Step = tuple[str, asyncio.Future[Any]]
 
 BINDING = "__ajantikSocketRefused"
+# The first argument of a worker's console report (see websocket_guard.js).
+CONSOLE_MARK = "__ajantik_socket_refused"
+# Chrome sent the same console message several times to one session (service workers,
+# Chrome 156): reports already seen, by (session, context, count), so each is one line.
+SEEN_KEPT = 1024
 
 # Every target kind with a network of its own that can open a WebSocket.
-SOCKET_TYPES = DOCUMENT_TYPES | {"worker", "shared_worker", "service_worker"}
-# Measured on Chrome 156 with a site's service worker: unlike a dedicated worker, it does
-# not answer Network.enable while it waits for the debugger, so awaiting the rule before
-# its release left it paused until the install timed out (and the page it would control
-# waiting with it). Its rule is queued before the release and awaited after it.
+WORKER_TYPES = frozenset({"worker", "shared_worker", "service_worker"})
+SOCKET_TYPES = DOCUMENT_TYPES | WORKER_TYPES
+# Measured on Chrome 156 with a site's service worker: unlike a dedicated or shared
+# worker, it answers nothing (Network.enable, Runtime.evaluate, Runtime.addBinding) while
+# it waits for the debugger, so awaiting a step before its release left it paused until
+# the install timed out (and the page it would control waiting with it). Its steps are
+# queued before the release and awaited after it. Chrome hands them to the worker in
+# order, ahead of the release: the script queued this way was in place before the
+# worker's first instruction (a WebSocket opened at the top of the script: refused in
+# every round measured), while the emulation rule, which is sent only once
+# Network.enable has answered, is not.
 AFTER_RELEASE_WORKERS = frozenset({"service_worker"})
 
 # The guard's own Network domain reads no bodies, so Chrome keeps none for it (a buffer
@@ -65,7 +82,9 @@ class WebSocketGuard:
             self.source = here.joinpath("websocket_guard.js").read_text(encoding="utf-8") \
                 .replace("__AJANTIK_SOCKET_PATTERNS__",
                          orjson.dumps(plan.url_patterns).decode()) \
-                .replace("__AJANTIK_SOCKET_BINDING__", orjson.dumps(BINDING).decode())
+                .replace("__AJANTIK_SOCKET_BINDING__", orjson.dumps(BINDING).decode()) \
+                .replace("__AJANTIK_SOCKET_CONSOLE__", orjson.dumps(CONSOLE_MARK).decode())
+        self._seen: dict[tuple[str, str, str], None] = {}
 
     def install_steps(self, conn: CdpConnection, session_id: str, target_type: str,
                       ) -> tuple[list[Step], list[Step]]:
@@ -87,10 +106,14 @@ class WebSocketGuard:
             {"matchedNetworkConditions": self.plan.conditions()}, session_id))
         network: list[Step] = [("Network.enable", enabled),
                                ("Network.emulateNetworkConditionsByRule", rule)]
-        if target_type in AFTER_RELEASE_WORKERS:
-            return [], network
-        if target_type not in DOCUMENT_TYPES:
-            return network, []
+        if target_type in WORKER_TYPES:
+            # A worker runs no document, so no script is added "on new document": the
+            # check is evaluated once in its global scope, before it runs (and again when
+            # a stopped worker starts, see restart_steps).
+            steps = network + self.worker_steps(conn, session_id)
+            if target_type in AFTER_RELEASE_WORKERS:
+                return [], steps
+            return steps, []
         # Measured on Chrome 156: without Runtime.enable a main-world binding is gone in
         # the next document.
         script = [
@@ -104,11 +127,55 @@ class WebSocketGuard:
         ]
         return [], network + script
 
+    def worker_steps(self, conn: CdpConnection, session_id: str) -> list[Step]:
+        """The check in a worker's global scope, with its report channel. Queued before
+        the worker is released; the evaluation fails if the script did not run to its end
+        (a thrown exception is an answer, not a protocol error)."""
+        if not self.plan.patterns:
+            return []
+        # Runtime.enable: the reports are console messages (Runtime.consoleAPICalled).
+        enabled = conn.start("Runtime.enable", None, session_id)
+        evaluated = conn.start("Runtime.evaluate",
+                               {"expression": self.source, "returnByValue": True}, session_id)
+        return [("Runtime.enable", enabled),
+                ("Runtime.evaluate", _checked(evaluated, "guarded"))]
+
+    def restart_steps(self, conn: CdpConnection, session_id: str, target_type: str,
+                      ) -> list[Step]:
+        """A stopped worker starting again on its old session has a new global scope:
+        the rule and the check again, queued before its release."""
+        if not self.plan.patterns or target_type not in WORKER_TYPES:
+            return []
+        before, after = self.install_steps(conn, session_id, target_type)
+        return before + after
+
     def on_binding(self, target: Target, params: dict[str, Any]) -> bool:
         """The main-world check refused a WebSocket; False if the call was not for it."""
         if params.get("name") != BINDING:
             return False
         self._refused(target, str(params.get("payload", "")), target.url)
+        return True
+
+    def on_console(self, target: Target, params: dict[str, Any]) -> bool:
+        """A worker's check refused a WebSocket (a console report); False if the message
+        is not one."""
+        args = params.get("args") or []
+        # Only from workers: a document's check reports over a binding the page cannot
+        # reach, so a page's own console message must not forge a block line.
+        if target.target_type not in WORKER_TYPES:
+            return False
+        if params.get("type") != "debug" or len(args) != 3 or \
+                args[0].get("value") != CONSOLE_MARK:
+            return False
+        # A page's script can write the same message: nothing in it is trusted.
+        key = (target.session_id or "", str(params.get("executionContextId")),
+               str(args[1].get("value")))
+        if key in self._seen:
+            return True
+        self._seen[key] = None
+        if len(self._seen) > SEEN_KEPT:
+            del self._seen[next(iter(self._seen))]
+        self._refused(target, str(args[2].get("value", "")), target.url)
         return True
 
     def on_created(self, target: Target, params: dict[str, Any]) -> None:
@@ -145,6 +212,32 @@ def _then(first: asyncio.Future[Any],
             second().add_done_callback(relay)
 
     first.add_done_callback(started)
+    return out
+
+
+def _checked(fut: asyncio.Future[Any], want: str) -> asyncio.Future[Any]:
+    """A future for a ``Runtime.evaluate`` answer that fails unless the script returned
+    ``want``."""
+    out: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    out.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    def check(done: asyncio.Future[Any]) -> None:
+        if out.done():
+            return
+        if done.cancelled():
+            out.cancel()
+        elif done.exception() is not None:
+            out.set_exception(done.exception())  # type: ignore[arg-type]
+        elif (done.result() or {}).get("result", {}).get("value") != want:
+            details = (done.result() or {}).get("exceptionDetails") or {}
+            out.set_exception(RuntimeError(
+                "the WebSocket check did not run: "
+                + str((details.get("exception") or {}).get("description")
+                      or details.get("text") or done.result())[:200]))
+        else:
+            out.set_result(done.result())
+
+    fut.add_done_callback(check)
     return out
 
 
