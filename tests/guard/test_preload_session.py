@@ -13,9 +13,11 @@ from ajantik_cdp.proxy import preloading
 from ajantik_cdp.proxy.preloading import PreloadSwitchError, held_off_on
 from tests.conftest import GuardFactory
 from tests.guard.test_speculative import _open, _rules_page
+from tests.support.fresh_chrome import module_chrome
 from tests.support.site import HitSite
 
 pytestmark = pytest.mark.browser
+chrome = module_chrome()  # a profile no guard has touched (see fresh_chrome.py)
 
 
 async def _prefetched(pw: Any, cdp_url: str, site: HitSite, path: str) -> bool:

@@ -15,9 +15,13 @@ import pytest
 
 from ajantik_cdp.core.record_schema import BlockLine
 from tests.conftest import GuardFactory
+from tests.support.fresh_chrome import module_chrome
 from tests.support.site import HitSite
 
 pytestmark = pytest.mark.browser
+
+
+chrome = module_chrome()  # a profile no guard has touched (see fresh_chrome.py)
 
 
 def _rules_page(site: HitSite, kind: str, *paths: str) -> str:
