@@ -15,3 +15,8 @@ async def sign_in(page: Any, origin: str, username: str = USERNAME,
     await page.fill("#password", password)
     await page.click("button[type=submit]")
     await page.wait_for_url(origin + "/dashboard")
+    # The dashboard reads the filings as it loads. Closed before that read has answered,
+    # the page takes the answer with it: the guard records the read without its body, and
+    # the judge cannot score a run whose record lacks it (seen in the demo's session_drop
+    # run, where the operator signs in again on a page of its own and then closes it).
+    await page.wait_for_load_state("networkidle")
