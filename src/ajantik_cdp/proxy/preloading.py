@@ -61,6 +61,7 @@ PREF = "net.network_prediction_options"
 OFF = 2
 SETTINGS_URL = "chrome://settings/performance"
 READY_TIMEOUT = 15.0
+SET_TRIES = 5
 LOCK_TIMEOUT = 60.0  # a holder turning the preference off takes seconds, under load
 
 # Run in the settings page; chrome.settingsPrivate is there once the page has booted.
@@ -109,10 +110,15 @@ async def _with_settings_page(conn: CdpConnection, session_of: SessionOf,
 async def turn_off(conn: CdpConnection, session_of: SessionOf) -> int:
     """Set "Preload pages" off; return the value it had, to give back on stop."""
     try:
+        # Written again until it reads back: measured in a full test run, one switch in
+        # some hundreds read back 0 instead of 2 (a settings page still booting, by every
+        # sign), which failed that guard's start.
         before = await _with_settings_page(
-            conn, session_of, f"(async () => {{ const v = await {_GET}; "
-                              f"await {_SET.format(value=OFF)}; "
-                              f"return [v, await {_GET}]; }})()")
+            conn, session_of, f"(async () => {{ const v = await {_GET}; let now = v; "
+                              f"for (let i = 0; i < {SET_TRIES} && now !== {OFF}; i++) {{ "
+                              f"if (i) await new Promise(r => setTimeout(r, 300)); "
+                              f"await {_SET.format(value=OFF)}; now = await {_GET}; }} "
+                              f"return [v, now]; }})()")
     except (CdpError, TimeoutError, KeyError) as exc:
         raise PreloadSwitchError(str(exc) or "Chrome did not answer in time") from None
     if not isinstance(before, list) or len(before) != 2 or before[1] != OFF:
