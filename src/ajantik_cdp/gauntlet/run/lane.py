@@ -50,7 +50,9 @@ from ajantik_shop import new_context, new_page, setup_from_data
 
 log = logging.getLogger("ajantik.gauntlet")
 
-SETUP_TIMEOUT = 30.0  # seconds for the guard, the context and the first page load
+SETUP_TIMEOUT = 60.0  # seconds for the guard, the context and the first page load; above
+# the guard's own 30 s wait for a target that never settles (seen under load: a guard that
+# waited that out for one target and then started fine still failed its run's setup)
 WATCH_INTERVAL = 0.25  # seconds between checks that the lane's browser is alive
 SCREENSHOT = "end.png"
 RECORD = "record.jsonl"
