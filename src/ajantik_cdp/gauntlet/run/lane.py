@@ -214,9 +214,11 @@ class Lane:
             await live.stack.aclose()
         # Browser.close answers before Chromium shuts its pages and exits, so an agent
         # that closes the browser and quits at once is often seen only here: its pages
-        # are gone (or going) while the process still runs.
-        if gather and (infra is not None or page is None or not self.alive()) \
-                and await self._closed_by_agent():
+        # are gone (or going) while the process still runs, or its page closes under
+        # the screenshot (seen in CI: the facts were read, the screenshot found the
+        # target closed).
+        if gather and (infra is not None or page is None or shot is None
+                       or not self.alive()) and await self._closed_by_agent():
             return EndPhase(notes=(CLOSED_BY_AGENT,))
         if infra is None and gather and not self.alive():
             infra = InfraError("browser", self._gone_text())
