@@ -25,9 +25,9 @@ from typing import Any
 from aiohttp import web
 
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome_async
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.record_schema import RequestLine, encode
-from ajantik_cdp.core.redaction import Redactor
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.record.record_schema import RequestLine, encode
+from ajantik_cdp.core.record.redaction import Redactor
 from ajantik_cdp.local_http import start_app
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions

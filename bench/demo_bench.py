@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ajantik_cdp.core.film import FilmPolicy
+from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.demo.plan import conclusions
 from ajantik_cdp.demo.runner import run_demo
 from ajantik_cdp.testrun.run.runner import RunResult, SkillTestResult

@@ -25,8 +25,8 @@ import pytest_asyncio
 from hypothesis import settings
 
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.faults import parse_fault
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.policy.faults import parse_fault
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
 from ajantik_cdp.record.reader import load_record

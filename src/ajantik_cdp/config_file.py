@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from ajantik_cdp.core.config import ConfigError, GuardConfig, parse_config
+from ajantik_cdp.core.policy.config import ConfigError, GuardConfig, parse_config
 from ajantik_cdp.core.yaml_problems import yaml_problem
 
 EXAMPLES = Path(__file__).resolve().parent / "example_guards"

@@ -15,9 +15,9 @@ from pathlib import Path
 from aiohttp import web
 
 from ajantik_cdp.browser.launch import start_chrome_async
-from ajantik_cdp.core.config import parse_config
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.record_schema import BlockLine, RequestLine
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.record.record_schema import BlockLine, RequestLine
 from ajantik_cdp.local_http import start_app
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions

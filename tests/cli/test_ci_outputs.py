@@ -196,7 +196,7 @@ def test_gauntlet_outputs_of_an_interrupted_suite() -> None:
 
 def test_test_run_outputs_list_the_runs_not_run() -> None:
     from ajantik_cdp.ci.judge_outputs import runs_outputs
-    from ajantik_cdp.core.run_gate import GatePolicy
+    from ajantik_cdp.core.scoring.run_gate import GatePolicy
 
     out = runs_outputs("ajantik test run", [], GatePolicy(),
                        not_run=[("/clean", "interrupted"), ("/x on y", "interrupted")])

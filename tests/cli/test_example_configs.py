@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ajantik_cdp.config_file import EXAMPLES, config_path, example_names, load_config_file
-from ajantik_cdp.core.config import ConfigError
+from ajantik_cdp.core.policy.config import ConfigError
 from tests.support.cli import run
 
 ROOT = Path(__file__).resolve().parents[2]

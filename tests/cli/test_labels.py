@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ajantik_cdp.core.record_schema import BlockLine
+from ajantik_cdp.core.record.record_schema import BlockLine
 from ajantik_cdp.gauntlet.report.progress_display import SuiteProgress
 from ajantik_cdp.gauntlet.score.scoring import score
 from ajantik_cdp.record.reader import load_record

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ajantik_cdp.core.interception import Command, Interception
+from ajantik_cdp.core.guard.interception import Command, Interception
 
 AT = "2026-12-01T10:00:00.000Z"
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.canonical_url import canonical_host, canonical_url, url_forms
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.rules import RequestFacts, decide, redact_rule
+from ajantik_cdp.core.policy.canonical_url import canonical_host, canonical_url, url_forms
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.policy.rules import RequestFacts, decide, redact_rule
 from tests.support.examples import examples
 
 # What Chrome 156 put in Fetch.requestPaused's request.url for each spelling typed into

@@ -20,9 +20,9 @@ from aiohttp import web
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.canonical_url import url_forms
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.rules import RequestFacts, decide
+from ajantik_cdp.core.policy.canonical_url import url_forms
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.policy.rules import RequestFacts, decide
 from ajantik_cdp.local_http import start_app
 from tests.support.examples import examples
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.click_patterns import (
+from ajantik_cdp.core.policy.click_patterns import (
     ClickPatternError,
     check_click_pattern,
     compile_click_pattern,

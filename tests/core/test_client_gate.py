@@ -6,14 +6,14 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.client_gate import (
+from ajantik_cdp.core.guard.client_gate import (
     ClientGate,
     NavigateWhenGuarded,
     RouteKind,
     is_settings_url,
 )
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.targets import TargetState
+from ajantik_cdp.core.guard.targets import TargetState
+from ajantik_cdp.core.policy.config import parse_config
 
 CFG = parse_config({"deny": ["submission"], "allow_writes": ["^https://app/"]})
 

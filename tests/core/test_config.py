@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.config import KEYS, ConfigError, parse_config
+from ajantik_cdp.core.policy.config import KEYS, ConfigError, parse_config
 
 
 def problems(data: object) -> list[str]:

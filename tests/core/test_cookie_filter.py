@@ -8,15 +8,15 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.client_gate import ClientGate, RouteKind
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.cookie_filter import (
+from ajantik_cdp.core.guard.client_gate import ClientGate, RouteKind
+from ajantik_cdp.core.guard.cookie_filter import (
     CookiePolicy,
     filter_cookies,
     filter_event,
     filter_result,
 )
-from ajantik_cdp.core.targets import TargetState
+from ajantik_cdp.core.guard.targets import TargetState
+from ajantik_cdp.core.policy.config import parse_config
 
 SECRET = "s3cr3t-session-value"
 NONE = CookiePolicy.from_patterns([])

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.faults import FaultKind, FaultSpecError, FaultState, parse_fault
+from ajantik_cdp.core.policy.faults import FaultKind, FaultSpecError, FaultState, parse_fault
 
 
 @pytest.mark.parametrize(("text", "at", "why"), [

@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.film import (
+from ajantik_cdp.core.guard.film import (
     ACTION_METHODS,
     Choice,
     FilmBook,
@@ -24,7 +23,14 @@ from ajantik_cdp.core.film import (
     summarise,
     wants_still,
 )
-from ajantik_cdp.core.record_schema import ActionLine, BlockLine, Body, FrameLine, RequestLine
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.record.record_schema import (
+    ActionLine,
+    BlockLine,
+    Body,
+    FrameLine,
+    RequestLine,
+)
 from tests.support.examples import examples
 
 CONFIG = parse_config({"redact": ["/login"]})

@@ -12,9 +12,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.faults import FaultKind, FaultState, parse_fault
-from ajantik_cdp.core.interception import (
+from ajantik_cdp.core.guard.interception import (
     Continue,
     ContinueResponse,
     Fail,
@@ -26,8 +24,10 @@ from ajantik_cdp.core.interception import (
     ReportRequest,
     Where,
 )
-from ajantik_cdp.core.rules import RequestFacts, decide
-from ajantik_cdp.core.targets import TargetBook
+from ajantik_cdp.core.guard.targets import TargetBook
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.policy.faults import FaultKind, FaultState, parse_fault
+from ajantik_cdp.core.policy.rules import RequestFacts, decide
 from tests.core.conversation import (
     BodyRead,
     Conversation,

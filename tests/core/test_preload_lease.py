@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.preload_lease import (
+from ajantik_cdp.core.guard.preload_lease import (
     Holder,
     Lease,
     join,

@@ -10,7 +10,7 @@ from dataclasses import asdict, replace
 import orjson
 import pytest
 
-from ajantik_cdp.core.record_schema import (
+from ajantik_cdp.core.record.record_schema import (
     FILM_VERSION,
     RECORD_VERSION,
     ActionLine,

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.record_schema import Body, encode
-from ajantik_cdp.core.redaction import Redactor, is_secret_header
-from ajantik_cdp.core.secret_detection import (
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.record.record_schema import Body, encode
+from ajantik_cdp.core.record.redaction import Redactor, is_secret_header
+from ajantik_cdp.core.record.secret_detection import (
     _TEXT_SECRET,
     TOKEN_PATTERNS,
     find_secret,
@@ -381,7 +381,7 @@ def test_a_withheld_body_round_trips_through_the_schema() -> None:
 
 
 def encode_body_line(body: Body) -> bytes:
-    from ajantik_cdp.core.record_schema import RequestLine
+    from ajantik_cdp.core.record.record_schema import RequestLine
 
     return encode(RequestLine(
         seq=1, target_id="t", target_type="page", frame_url=None, method="POST",
@@ -403,7 +403,7 @@ def test_the_text_prefilter_never_hides_a_secret_named_value(text: str) -> None:
 
 
 def test_a_body_too_large_to_inspect_is_withheld() -> None:
-    from ajantik_cdp.core.redaction import MAX_INSPECTED_BODY
+    from ajantik_cdp.core.record.redaction import MAX_INSPECTED_BODY
 
     red = redactor()
     big = b'{"name": "' + b"a" * MAX_INSPECTED_BODY + b'"}'

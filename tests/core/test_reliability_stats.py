@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.reliability_stats import (
+from ajantik_cdp.core.scoring.reliability_stats import (
     disagreement,
     newcombe,
     pass_hat_k,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.faults import FaultState, parse_fault
-from ajantik_cdp.core.request_plan import Step, plan_request
-from ajantik_cdp.core.rules import RequestFacts
+from ajantik_cdp.core.guard.request_plan import Step, plan_request
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.policy.faults import FaultState, parse_fault
+from ajantik_cdp.core.policy.rules import RequestFacts
 
 WRITE = RequestFacts("POST", "https://app.test/api/save", "Fetch")
 

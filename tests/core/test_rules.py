@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.canonical_url import canonical_url, given_url
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.rules import (
+from ajantik_cdp.core.policy.canonical_url import canonical_url, given_url
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.policy.rules import (
     INTERCEPTED_RESOURCE_TYPES,
     STATIC_RESOURCE_TYPES,
     Action,

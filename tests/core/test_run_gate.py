@@ -6,14 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.run_gate import (
+from ajantik_cdp.core.scoring.run_gate import (
     LADDER,
     GatePolicy,
     Outcome,
     UnitScore,
     gate_run,
 )
-from ajantik_cdp.core.verdicts import Said, Verdict
+from ajantik_cdp.core.scoring.verdicts import Said, Verdict
 
 C = UnitScore("A", Verdict.CORRECT, Said.DONE)
 RH = UnitScore("B", Verdict.REPORTED_HONESTLY, Said.NOT_DONE)

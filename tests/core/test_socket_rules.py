@@ -8,8 +8,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.socket_rules import (
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.policy.socket_rules import (
     Part,
     http_form,
     required_pieces,
@@ -175,12 +175,12 @@ def test_http_form() -> None:
 ])
 def test_an_event_source_is_named_by_its_accept_header(given: str, accept: str,
                                                        named: str) -> None:
-    from ajantik_cdp.core.paused import resource_type
+    from ajantik_cdp.core.guard.paused import resource_type
     assert resource_type({"resourceType": given}, {"Accept": accept}) == named
 
 
 def test_a_denied_event_source_is_blocked_though_it_is_a_get() -> None:
-    from ajantik_cdp.core.rules import RequestFacts, decide
+    from ajantik_cdp.core.policy.rules import RequestFacts, decide
     config = parse_config({"deny": ["denied"], "allow_writes": [r"^https://app\.example/"]})
     assert decide(config, RequestFacts("GET", "https://x/denied/feed", "EventSource")).blocked
     assert not decide(config, RequestFacts("GET", "https://x/denied/feed", "XHR")).blocked

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.verdicts import (
+from ajantik_cdp.core.scoring.verdicts import (
     Said,
     Verdict,
     World,

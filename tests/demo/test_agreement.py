@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ajantik_cdp.core.verdicts import Said, Verdict, World, verdict
+from ajantik_cdp.core.scoring.verdicts import Said, Verdict, World, verdict
 from ajantik_cdp.demo.agreement import disagreements
 from ajantik_cdp.judge.adapter_api import Claim, Damage, Held, Record, Report
 from ajantik_cdp.judge.judging import Judgement, UnitResult

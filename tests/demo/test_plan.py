@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from ajantik_cdp.core.faults import FaultKind
-from ajantik_cdp.core.run_gate import gate_run
-from ajantik_cdp.core.verdicts import Said, Verdict, World
+from ajantik_cdp.core.policy.faults import FaultKind
+from ajantik_cdp.core.scoring.run_gate import gate_run
+from ajantik_cdp.core.scoring.verdicts import Said, Verdict, World
 from ajantik_cdp.demo.plan import OPTIONS, UPLOADS, conclusions
 from ajantik_cdp.demo.portal_system import PortalCheck
 from ajantik_cdp.judge.adapter_api import Claim, Damage, Held, Record, Report

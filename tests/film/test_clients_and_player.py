@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ajantik_cdp.core.film import FilmPolicy
+from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.player.page import render_film_page
 from ajantik_cdp.player.view import film_view
 from ajantik_cdp.proxy.film import FilmSettings

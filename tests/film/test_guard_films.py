@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ajantik_cdp.core.film import FilmPolicy
-from ajantik_cdp.core.record_schema import ActionLine, BlockLine, RequestLine
+from ajantik_cdp.core.guard.film import FilmPolicy
+from ajantik_cdp.core.record.record_schema import ActionLine, BlockLine, RequestLine
 from ajantik_cdp.proxy.film import FilmSettings
 from ajantik_cdp.record.reader import load_record
 from tests.conftest import GuardFactory, origin_rule

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ajantik_cdp.cli.main import main
-from ajantik_cdp.core.record_schema import (
+from ajantik_cdp.core.record.record_schema import (
     FILM_VERSION,
     ActionLine,
     FrameLine,

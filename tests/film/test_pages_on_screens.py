@@ -15,7 +15,7 @@ import pytest
 import pytest_asyncio
 
 from ajantik_cdp.cli.main import main
-from ajantik_cdp.core.film import FilmPolicy
+from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.demo.runner import run_demo
 from ajantik_cdp.testrun.report.outputs import write_outputs
 from tests.conftest import ChromeProcess

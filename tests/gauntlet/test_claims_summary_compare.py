@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from ajantik_cdp.core.verdicts import Said
+from ajantik_cdp.core.scoring.verdicts import Said
 from ajantik_cdp.gauntlet.evidence.claim_line import parse_claim
 from ajantik_cdp.gauntlet.evidence.run_data import InfraError, result_data, result_from_data
 from ajantik_cdp.gauntlet.score.comparison import NothingInCommon, compare

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.gauntlet.evidence.run_data import InfraError, RunResult
 from ajantik_cdp.gauntlet.score.classifier import BY_CAUSE, CATEGORIES, OWN_CATEGORY
 from ajantik_cdp.gauntlet.score.run_outcome import (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.gauntlet.evidence.run_data import InfraError
 from ajantik_cdp.gauntlet.score.classifier import CATEGORIES, RULES
 from ajantik_cdp.gauntlet.score.run_outcome import Outcome

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ajantik_cdp.core.record_schema import BlockLine
+from ajantik_cdp.core.record.record_schema import BlockLine
 from tests.conftest import GuardFactory, origin_rule
 from tests.guard.attacks import ATTACKS, POST_JS, Attack, Env, install
 from tests.support.site import HitSite

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ajantik_cdp.core.record_schema import BlockLine, RequestLine
+from ajantik_cdp.core.record.record_schema import BlockLine, RequestLine
 from tests.conftest import GuardFactory, RunningGuard, origin_rule
 from tests.support.direct_cdp import direct
 from tests.support.http import get_json, request

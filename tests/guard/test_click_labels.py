@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from ajantik_cdp.core.click_patterns import ClickPatternError, check_click_pattern
+from ajantik_cdp.core.policy.click_patterns import ClickPatternError, check_click_pattern
 from tests.guard.click_pages import LABELS
 from tests.guard.name_corpus import CORPUS, IGNORED_BY_CHROME, NOT_AT_PARITY, corpus_page
 

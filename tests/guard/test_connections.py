@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ajantik_cdp.core.record_schema import BlockLine
+from ajantik_cdp.core.record.record_schema import BlockLine
 from tests.conftest import GuardFactory
 from tests.guard.attacks import Env
 from tests.support.site import HitSite
@@ -388,8 +388,8 @@ async def test_chrome_urlpattern_agrees_with_the_python_model(
     URLPattern; this checks the model against Chrome's own URLPattern."""
     import orjson
 
-    from ajantik_cdp.core.config import parse_config
-    from ajantik_cdp.core.socket_rules import socket_plan
+    from ajantik_cdp.core.policy.config import parse_config
+    from ajantik_cdp.core.policy.socket_rules import socket_plan
 
     plan = socket_plan(parse_config({
         "deny": ["/submission", r"portal\.example", "8443", r"(?:api|v2)/\d+"],

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ajantik_cdp.core.record_schema import BlockLine
+from ajantik_cdp.core.record.record_schema import BlockLine
 from tests.conftest import GuardFactory
 from tests.guard.click_pages import CONTROLS, FRAME
 from tests.support.http import get_json, request

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome
-from ajantik_cdp.core.record_schema import BlockLine
+from ajantik_cdp.core.record.record_schema import BlockLine
 from tests.conftest import GuardFactory, origin_rule
 from tests.support.site import HitSite
 

@@ -14,7 +14,7 @@ import pytest
 import websockets
 
 from ajantik_cdp.browser.launch import start_chrome
-from ajantik_cdp.core.record_schema import EndLine, StartLine
+from ajantik_cdp.core.record.record_schema import EndLine, StartLine
 from ajantik_cdp.record.reader import load_record
 from tests.support.cli import start_guard
 

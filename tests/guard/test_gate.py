@@ -16,9 +16,9 @@ import orjson
 import pytest
 import websockets
 
-from ajantik_cdp.core.client_gate import ClientGate
-from ajantik_cdp.core.record_schema import BlockLine
-from ajantik_cdp.core.targets import Target, TargetState
+from ajantik_cdp.core.guard.client_gate import ClientGate
+from ajantik_cdp.core.guard.targets import Target, TargetState
+from ajantik_cdp.core.record.record_schema import BlockLine
 from ajantik_cdp.proxy.guardian import Guardian
 from tests.conftest import GuardFactory
 from tests.guard.attacks import install

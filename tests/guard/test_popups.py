@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ajantik_cdp.core.record_schema import BlockLine
+from ajantik_cdp.core.record.record_schema import BlockLine
 from tests.conftest import GuardFactory
 from tests.support.site import HitSite
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.socket_rules import socket_plan
-from ajantik_cdp.core.targets import Target
+from ajantik_cdp.core.guard.targets import Target
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.policy.socket_rules import socket_plan
 from ajantik_cdp.proxy.websocket_guard import CONSOLE_MARK, WebSocketGuard
 
 

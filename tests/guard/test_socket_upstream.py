@@ -17,7 +17,7 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
-from ajantik_cdp.core.config import parse_config
+from ajantik_cdp.core.policy.config import parse_config
 from ajantik_cdp.local_http import start_app
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer, GuardStartError
 from tests.conftest import GuardFactory, origin_rule

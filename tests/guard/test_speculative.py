@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ajantik_cdp.core.record_schema import BlockLine
+from ajantik_cdp.core.record.record_schema import BlockLine
 from tests.conftest import GuardFactory
 from tests.support.fresh_chrome import module_chrome
 from tests.support.site import HitSite

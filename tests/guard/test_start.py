@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.record_schema import EndLine
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.record.record_schema import EndLine
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions, GuardStartError
 from ajantik_cdp.record.reader import load_record

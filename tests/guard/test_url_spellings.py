@@ -18,8 +18,8 @@ import pytest
 import pytest_asyncio
 from aiohttp import web
 
-from ajantik_cdp.core.canonical_url import canonical_url
-from ajantik_cdp.core.record_schema import BlockLine, RequestLine
+from ajantik_cdp.core.policy.canonical_url import canonical_url
+from ajantik_cdp.core.record.record_schema import BlockLine, RequestLine
 from ajantik_cdp.local_http import start_app
 from tests.conftest import GuardFactory
 from tests.support.waiting import eventually

@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.verdicts import Said
+from ajantik_cdp.core.scoring.verdicts import Said
 
 Claims = dict[str, Said]
 UNITS = ("R-101", "R-102", "R-103")

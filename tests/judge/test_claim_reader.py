@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.verdicts import Said
+from ajantik_cdp.core.scoring.verdicts import Said
 from ajantik_cdp.judge.claims import Claim, normalise, read_claim, read_claims
 from tests.judge.claim_forms import (
     CHECKBOX_FORM,

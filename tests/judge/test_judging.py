@@ -10,9 +10,9 @@ import orjson
 import pytest
 
 from ajantik_cdp.cli.main import main
-from ajantik_cdp.core.record_schema import FILM_VERSION, RECORD_VERSION
-from ajantik_cdp.core.run_gate import GatePolicy, Outcome
-from ajantik_cdp.core.verdicts import Said, Verdict
+from ajantik_cdp.core.record.record_schema import FILM_VERSION, RECORD_VERSION
+from ajantik_cdp.core.scoring.run_gate import GatePolicy, Outcome
+from ajantik_cdp.core.scoring.verdicts import Said, Verdict
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable, Report
 from ajantik_cdp.judge.adapter_loader import load_adapter
 from ajantik_cdp.judge.judging import Judgement, judge

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ajantik_cdp.core.verdicts import Said, Verdict
+from ajantik_cdp.core.scoring.verdicts import Said, Verdict
 from ajantik_portal_pilot.scripted_skills import WRITE_ORDER
 from ajantik_portal_pilot.skill.scripts.check_filing import check_filing
 from ajantik_portal_pilot.skill.scripts.read_dashboard import read_dashboard

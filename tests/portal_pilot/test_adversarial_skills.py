@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from ajantik_cdp.browser.launch import ChromeProcess
-from ajantik_cdp.core.faults import parse_fault
-from ajantik_cdp.core.run_gate import Outcome
-from ajantik_cdp.core.verdicts import Said, Verdict, World, verdict
+from ajantik_cdp.core.policy.faults import parse_fault
+from ajantik_cdp.core.scoring.run_gate import Outcome
+from ajantik_cdp.core.scoring.verdicts import Said, Verdict, World, verdict
 from ajantik_cdp.demo.agreement import disagreements
 from ajantik_cdp.demo.portal_system import ADAPTER, guard_config
 from ajantik_cdp.judge.adapter_api import Record, Report

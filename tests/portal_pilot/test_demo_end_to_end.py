@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ajantik_cdp.core.faults import FaultKind
-from ajantik_cdp.core.verdicts import Verdict, World, verdict
+from ajantik_cdp.core.policy.faults import FaultKind
+from ajantik_cdp.core.scoring.verdicts import Verdict, World, verdict
 from ajantik_cdp.demo.plan import OPTIONS, UPLOADS, conclusions, portal_check
 from ajantik_cdp.demo.portal_system import ADAPTER
 from ajantik_cdp.demo.runner import run_demo

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from ajantik_cdp.core.record_schema import BlockLine, RequestLine
-from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.core.record.record_schema import BlockLine, RequestLine
+from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.demo.portal_system import ADAPTER
 from ajantik_cdp.judge.adapter_api import Record, Report
 from ajantik_cdp.judge.adapter_loader import load_adapter

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from ajantik_cdp.core.record_schema import RequestLine
+from ajantik_cdp.core.record.record_schema import RequestLine
 from ajantik_cdp.record.reader import LoadedRecord, parse_record
 
 # A page helper every test page includes: send a write and report the status the page saw

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ajantik_cdp.core.record_schema import (
+from ajantik_cdp.core.record.record_schema import (
     BlockLine,
     Body,
     EndLine,

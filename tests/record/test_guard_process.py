@@ -18,7 +18,7 @@ import pytest
 import pytest_asyncio
 
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome_async
-from ajantik_cdp.core.record_schema import RequestLine, StartLine
+from ajantik_cdp.core.record.record_schema import RequestLine, StartLine
 from tests.record.helpers import SEND_JS, read_record, requests_to, wait_for_record
 from tests.support.cli import run
 from tests.support.site import HitSite

@@ -170,7 +170,7 @@ async def test_chrome_devtools_imports_the_export(pw, chrome: ChromeProcess) -> 
 
 
 def test_request_timing_comes_from_started_and_time() -> None:
-    from ajantik_cdp.core.record_schema import Body, RequestLine
+    from ajantik_cdp.core.record.record_schema import Body, RequestLine
     from ajantik_cdp.record.har import _request_entry
 
     line = RequestLine(

@@ -105,7 +105,7 @@ def test_rows_keep_system_and_client_apart() -> None:
 
 
 def test_body_cell_cuts_long_bodies_only_when_asked() -> None:
-    from ajantik_cdp.core.record_schema import Body
+    from ajantik_cdp.core.record.record_schema import Body
 
     long = Body(length=500, text="x" * 500)
     assert len(body_cell(long, 120)) == 120 and body_cell(long, None) == "x" * 500

@@ -24,7 +24,7 @@ import pytest_asyncio
 from click.testing import CliRunner
 
 from ajantik_cdp.cli.main import cli
-from ajantik_cdp.core.record_schema import RequestLine
+from ajantik_cdp.core.record.record_schema import RequestLine
 from tests.conftest import GuardFactory
 from tests.record.helpers import SEND_JS, guarded_page, requests_to, wait_for_record
 from tests.record.secret_site import SecretSite

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from ajantik_cdp.core.record_schema import (
+from ajantik_cdp.core.record.record_schema import (
     FILM_VERSION,
     RECORD_VERSION,
     BlockLine,

@@ -3,9 +3,9 @@ intervals."""
 
 from __future__ import annotations
 
-from ajantik_cdp.core.faults import FaultKind
-from ajantik_cdp.core.run_gate import Outcome
-from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.core.policy.faults import FaultKind
+from ajantik_cdp.core.scoring.run_gate import Outcome
+from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.testrun.plan.run_plan import PlannedRun
 from ajantik_cdp.testrun.plan.write_points import WritePoint
 from ajantik_cdp.testrun.score.matrix import (

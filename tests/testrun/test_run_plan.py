@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.faults import FaultKind
+from ajantik_cdp.core.policy.faults import FaultKind
 from ajantik_cdp.testrun.plan.run_plan import (
     ALL_KINDS,
     At,

@@ -1,5 +1,5 @@
 """Write points from a run's writes, and the index that aims the guard's fault: checked
-against the guard's own fault state machine (core/faults.py), never against a copy."""
+against the guard's own fault state machine (core/policy/faults.py), never against a copy."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ajantik_cdp.core.faults import FaultState, parse_fault
+from ajantik_cdp.core.policy.faults import FaultState, parse_fault
 from ajantik_cdp.testrun.plan.write_points import (
     Write,
     WritePoint,

@@ -15,8 +15,8 @@ from ajantik_cdp.ci.github import annotation, capped, cell, table
 from ajantik_cdp.ci.junit import NOT_RUN, Case, Problem
 from ajantik_cdp.ci.outputs import CiOutputs
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.reliability_stats import Interval
-from ajantik_cdp.core.verdicts import VERDICT_ORDER, Verdict
+from ajantik_cdp.core.scoring.reliability_stats import Interval
+from ajantik_cdp.core.scoring.verdicts import VERDICT_ORDER, Verdict
 from ajantik_cdp.gauntlet.score.scoring import Scored
 from ajantik_cdp.gauntlet.score.suite_summary import Summary, ThresholdCheck
 

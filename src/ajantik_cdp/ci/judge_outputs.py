@@ -14,8 +14,8 @@ from ajantik_cdp.ci.github import annotation, capped, cell, table
 from ajantik_cdp.ci.junit import NOT_RUN, Case, Problem
 from ajantik_cdp.ci.outputs import CiOutputs
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.run_gate import GatePolicy, GateResult
-from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.core.scoring.run_gate import GatePolicy, GateResult
+from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.judge.judging import Judgement, UnitResult
 from ajantik_cdp.judge.verdict_table import held_words, said_words, summary_line
 

@@ -17,9 +17,9 @@ from ajantik_cdp.config_file import (
     example_names,
     load_config_file,
 )
-from ajantik_cdp.core.config import ConfigError, GuardConfig, parse_config
-from ajantik_cdp.core.faults import FaultSpec, FaultSpecError, parse_fault
-from ajantik_cdp.core.film import DEFAULT_FPS, MAX_FPS, FilmPolicy
+from ajantik_cdp.core.guard.film import DEFAULT_FPS, MAX_FPS, FilmPolicy
+from ajantik_cdp.core.policy.config import ConfigError, GuardConfig, parse_config
+from ajantik_cdp.core.policy.faults import FaultSpec, FaultSpecError, parse_fault
 from ajantik_cdp.output_folder import check_parent
 from ajantik_cdp.proxy.film import FilmSettings
 from ajantik_cdp.proxy.server import GuardOptions, run_guard

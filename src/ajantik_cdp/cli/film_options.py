@@ -8,7 +8,7 @@ from typing import TypeVar
 
 import click
 
-from ajantik_cdp.core.film import DEFAULT_FPS, FILM_RUNS_BY_DEFAULT, MAX_FPS, FilmPolicy
+from ajantik_cdp.core.guard.film import DEFAULT_FPS, FILM_RUNS_BY_DEFAULT, MAX_FPS, FilmPolicy
 
 F = TypeVar("F", bound=Callable[..., object])
 

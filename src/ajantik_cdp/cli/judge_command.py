@@ -11,8 +11,8 @@ from ajantik_cdp.ci.judge_outputs import judge_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.core.errors import EXIT_BAD_INPUT
-from ajantik_cdp.core.run_gate import EXTRA_FAIL_ON, GatePolicy
-from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.core.scoring.run_gate import EXTRA_FAIL_ON, GatePolicy
+from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable, Report
 from ajantik_cdp.judge.adapter_loader import AdapterError, load_adapter
 from ajantik_cdp.judge.judging import Judgement, judge

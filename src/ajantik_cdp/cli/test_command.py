@@ -26,10 +26,10 @@ from ajantik_cdp.cli.film_options import film_options, film_policy
 from ajantik_cdp.cli.judge_command import judge_command
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.config_file import load_config_file
-from ajantik_cdp.core.config import ConfigError, GuardConfig
 from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.run_gate import GatePolicy
+from ajantik_cdp.core.policy.config import ConfigError, GuardConfig
+from ajantik_cdp.core.scoring.run_gate import GatePolicy
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable
 from ajantik_cdp.judge.adapter_loader import Adapter, AdapterError, load_adapter
 from ajantik_cdp.output_folder import prepare

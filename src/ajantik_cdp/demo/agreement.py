@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from ajantik_cdp.core.verdicts import Verdict, World, verdict
+from ajantik_cdp.core.scoring.verdicts import Verdict, World, verdict
 from ajantik_cdp.judge.judging import Judgement
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ajantik_cdp.core.faults import FaultKind
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.core.policy.faults import FaultKind
+from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.demo.portal_system import PortalCheck
 from ajantik_cdp.testrun.plan.run_plan import ALL_KINDS, At
 from ajantik_cdp.testrun.plan.write_points import WritePoint

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ajantik_cdp.core.config import GuardConfig, parse_config
 from ajantik_cdp.core.plurals import counted
+from ajantik_cdp.core.policy.config import GuardConfig, parse_config
 from ajantik_cdp.demo.agreement import disagreements
 from ajantik_cdp.judge.judging import Judgement
 from ajantik_cdp.testrun.plan.run_plan import PlannedRun

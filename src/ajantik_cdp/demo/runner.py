@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.browser.pool import BrowserPool
-from ajantik_cdp.core.film import FilmPolicy
+from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.demo.plan import OPTIONS, SKILLS
 from ajantik_cdp.demo.portal_system import ADAPTER, PortalSystem
 from ajantik_cdp.demo.scripted import ScriptedSkill

@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ajantik_cdp.core.record_schema import (
+from ajantik_cdp.core.policy.rules import is_write
+from ajantik_cdp.core.record.record_schema import (
     RECORD_VERSION,
     BlockLine,
     Body,
@@ -30,7 +31,6 @@ from ajantik_cdp.core.record_schema import (
     RequestLine,
     StartLine,
 )
-from ajantik_cdp.core.rules import is_write
 from ajantik_cdp.judge.claims import Claim, read_claim, read_claims
 from ajantik_cdp.record.reader import RecordReadError, parse_record
 

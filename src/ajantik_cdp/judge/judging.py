@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ajantik_cdp.core.run_gate import (
+from ajantik_cdp.core.scoring.run_gate import (
     DEFAULT_POLICY,
     GatePolicy,
     GateResult,
     UnitScore,
     gate_run,
 )
-from ajantik_cdp.core.verdicts import Verdict, World, summarise, verdict
+from ajantik_cdp.core.scoring.verdicts import Verdict, World, summarise, verdict
 from ajantik_cdp.judge.adapter_api import Claim, Damage, Held, Record, Report, Unreadable
 from ajantik_cdp.judge.adapter_loader import Adapter
 
@@ -66,7 +66,7 @@ class Judgement:
 
     def gate(self, policy: GatePolicy = DEFAULT_POLICY, *, crashed: str | None = None,
              timed_out: str | None = None) -> GateResult:
-        """The run's outcome by the one rule every command uses (core/run_gate.py)."""
+        """The run's outcome by the one rule every command uses (core/scoring/run_gate.py)."""
         return gate_run([u.score() for u in self.units],
                         [(d.kind, d.unit) for d in self.damage],
                         fault_fired=self.record.fault_fired, crashed=crashed,

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult
+from ajantik_cdp.core.scoring.run_gate import DEFAULT_POLICY, GatePolicy, GateResult
 from ajantik_cdp.judge.adapter_api import Damage
 from ajantik_cdp.judge.judging import Judgement, UnitResult
 from ajantik_cdp.versioned_file import read_versioned

@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
-from ajantik_cdp.core.record_schema import BlockLine, RecordLine, RequestLine
-from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult
+from ajantik_cdp.core.record.record_schema import BlockLine, RecordLine, RequestLine
+from ajantik_cdp.core.scoring.run_gate import DEFAULT_POLICY, GatePolicy, GateResult
 from ajantik_cdp.html_pages import render_page_template
 from ajantik_cdp.judge.judging import Judgement
 from ajantik_cdp.judge.verdict_file import Sources

@@ -7,8 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.run_gate import GateResult
-from ajantik_cdp.core.verdicts import Said, Verdict
+from ajantik_cdp.core.scoring.run_gate import GateResult
+from ajantik_cdp.core.scoring.verdicts import Said, Verdict
 from ajantik_cdp.judge.judging import Judgement, UnitResult
 
 VERDICT_STYLE = {

@@ -16,9 +16,9 @@ from urllib.parse import quote
 
 import orjson
 
-from ajantik_cdp.core.film import choose_frames, frame_for_lines
+from ajantik_cdp.core.guard.film import choose_frames, frame_for_lines
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.record_schema import ActionLine, BlockLine, FrameLine, RequestLine
+from ajantik_cdp.core.record.record_schema import ActionLine, BlockLine, FrameLine, RequestLine
 from ajantik_cdp.record.reader import LoadedRecord
 
 FRAMES_SHOWN = 120  # frames embedded per run: a page with many runs stays openable

@@ -14,7 +14,7 @@ import logging
 import aiohttp
 from aiohttp import web
 
-from ajantik_cdp.core.client_gate import ClientGate, RouteKind
+from ajantik_cdp.core.guard.client_gate import ClientGate, RouteKind
 from ajantik_cdp.proxy.guardian import Guardian
 from ajantik_cdp.proxy.reports import Reports
 

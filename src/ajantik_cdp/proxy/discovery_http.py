@@ -20,7 +20,7 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from ajantik_cdp.core.discovery import (
+from ajantik_cdp.core.guard.discovery import (
     host_is_acceptable,
     listing_from_targets,
     new_tab_url,

@@ -3,7 +3,7 @@
 Because the pictures come from the guard's session on each page, they are there whatever
 drives the page (Playwright, Puppeteer, a raw DevTools script, page scripts alone). What
 to keep, when to take a still and when a frame must not be kept is decided by
-``core/film.py``; this module asks Chrome, writes the JPEGs into the film's folder and the
+``core/guard/film.py``; this module asks Chrome, writes the JPEGs into the film's folder and the
 ``frame`` lines into the record.
 """
 
@@ -23,11 +23,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ajantik_cdp.core.config import GuardConfig
-from ajantik_cdp.core.film import Choice, FilmBook, FilmPolicy
-from ajantik_cdp.core.record_schema import FrameLine, RecordLine
-from ajantik_cdp.core.redaction import Redactor
-from ajantik_cdp.core.targets import TargetBook
+from ajantik_cdp.core.guard.film import Choice, FilmBook, FilmPolicy
+from ajantik_cdp.core.guard.targets import TargetBook
+from ajantik_cdp.core.policy.config import GuardConfig
+from ajantik_cdp.core.record.record_schema import FrameLine, RecordLine
+from ajantik_cdp.core.record.redaction import Redactor
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
 from ajantik_cdp.record.writer import RecordWriter
 
@@ -35,7 +35,7 @@ log = logging.getLogger("ajantik.cdp")
 
 STILL_WAIT = 0.3  # seconds a still waits for a new frame before the last one stands
 # Seconds a kept picture waits before it is written: news that the page went to a redacted
-# URL can arrive after the first frames of that page (see core/film.py).
+# URL can arrive after the first frames of that page (see core/guard/film.py).
 SETTLE = 1.5
 
 

@@ -2,7 +2,7 @@
 
 On its own browser connection the guardian first enables Fetch on the browser session (the
 net: every request of every target, attached or not, is paused there and decided by
-``core/interception.py``), then auto-attaches to every target, old and new, in every
+``core/guard/interception.py``), then auto-attaches to every target, old and new, in every
 browser context, with ``waitForDebuggerOnStart``. On each one it installs auto-attach (so
 the target's frames and workers come to it paused too), the WebSocket rules
 (``websocket_guard.py``) and the page scripts, and releases it once the browser-side steps
@@ -31,13 +31,13 @@ from typing import Any
 
 import aiohttp
 
-from ajantik_cdp.core.client_gate import SETTINGS_REFUSAL, is_settings_url
-from ajantik_cdp.core.config import GuardConfig
-from ajantik_cdp.core.faults import FaultState
-from ajantik_cdp.core.interception import Interception
-from ajantik_cdp.core.rules import fetch_patterns
-from ajantik_cdp.core.socket_rules import socket_plan
-from ajantik_cdp.core.targets import Target, TargetBook, TargetState, install_plan, is_settled
+from ajantik_cdp.core.guard.client_gate import SETTINGS_REFUSAL, is_settings_url
+from ajantik_cdp.core.guard.interception import Interception
+from ajantik_cdp.core.guard.targets import Target, TargetBook, TargetState, install_plan, is_settled
+from ajantik_cdp.core.policy.config import GuardConfig
+from ajantik_cdp.core.policy.faults import FaultState
+from ajantik_cdp.core.policy.rules import fetch_patterns
+from ajantik_cdp.core.policy.socket_rules import socket_plan
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
 from ajantik_cdp.proxy.interceptor import Interceptor
 from ajantik_cdp.proxy.page_scripts import PageScripts

@@ -1,6 +1,6 @@
 """The one place that carries out what the interception state machine decided.
 
-``core/interception.py`` says, for each paused request, continue, fail, fulfil, read the
+``core/guard/interception.py`` says, for each paused request, continue, fail, fulfil, read the
 answer's body, find a frame's URL, or report; this module sends those commands on the
 guard's connection, feeds the answers of its reads back, and hands reports to
 ``reports.py``. It decides nothing.
@@ -14,7 +14,7 @@ import binascii
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from ajantik_cdp.core.interception import (
+from ajantik_cdp.core.guard.interception import (
     Command,
     Continue,
     ContinueResponse,
@@ -26,7 +26,7 @@ from ajantik_cdp.core.interception import (
     ReportBlock,
     ReportRequest,
 )
-from ajantik_cdp.core.record_schema import now_iso
+from ajantik_cdp.core.record.record_schema import now_iso
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
 from ajantik_cdp.proxy.reports import Reports
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ajantik_cdp.core.targets import Target
+from ajantik_cdp.core.guard.targets import Target
 from ajantik_cdp.proxy.cdp_connection import CdpConnection
 
 if TYPE_CHECKING:

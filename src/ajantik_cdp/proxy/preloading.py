@@ -11,7 +11,7 @@ in a tab of its own, reads the value, writes 2, and writes the old value back wh
 
 It is browser-wide (every profile context) and stored in the profile: a guard that dies
 without restoring leaves preloading off, the safe side. Guards sharing one Chrome share the
-switch through a lease file (``core/preload_lease.py`` says why): only the first opens the
+switch through a lease file (``core/guard/preload_lease.py`` says why): only the first opens the
 settings page to turn it off, only the last to stop turns it back on. A guard that joins
 trusts the lease that the preference is still off; a person who turns it back on in
 chrome://settings while guards run is not noticed until the last guard has stopped.
@@ -43,7 +43,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 
-from ajantik_cdp.core.preload_lease import (
+from ajantik_cdp.core.guard.preload_lease import (
     Holder,
     Lease,
     join,

@@ -11,12 +11,12 @@ from collections.abc import Mapping
 
 import orjson
 
-from ajantik_cdp.core.film import summarise
-from ajantik_cdp.core.interception import ReportBlock, ReportRequest
-from ajantik_cdp.core.record_schema import ActionLine, BlockLine, RequestLine, SystemAnswer
-from ajantik_cdp.core.redaction import Redactor
-from ajantik_cdp.core.rules import Decision, RequestFacts
-from ajantik_cdp.core.targets import Target
+from ajantik_cdp.core.guard.film import summarise
+from ajantik_cdp.core.guard.interception import ReportBlock, ReportRequest
+from ajantik_cdp.core.guard.targets import Target
+from ajantik_cdp.core.policy.rules import Decision, RequestFacts
+from ajantik_cdp.core.record.record_schema import ActionLine, BlockLine, RequestLine, SystemAnswer
+from ajantik_cdp.core.record.redaction import Redactor
 from ajantik_cdp.record.writer import RecordWriter
 
 log = logging.getLogger("ajantik.cdp")

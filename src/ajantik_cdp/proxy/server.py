@@ -23,14 +23,14 @@ import aiohttp
 from aiohttp import web
 
 from ajantik_cdp import __version__
-from ajantik_cdp.core.client_gate import ClientGate
-from ajantik_cdp.core.config import GuardConfig
 from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_OK
-from ajantik_cdp.core.faults import FaultSpec, FaultState
+from ajantik_cdp.core.guard.client_gate import ClientGate
+from ajantik_cdp.core.guard.targets import TargetState
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.record_schema import FILM_VERSION, RECORD_VERSION, StartLine
-from ajantik_cdp.core.redaction import Redactor
-from ajantik_cdp.core.targets import TargetState
+from ajantik_cdp.core.policy.config import GuardConfig
+from ajantik_cdp.core.policy.faults import FaultSpec, FaultState
+from ajantik_cdp.core.record.record_schema import FILM_VERSION, RECORD_VERSION, StartLine
+from ajantik_cdp.core.record.redaction import Redactor
 from ajantik_cdp.local_http import start_app
 from ajantik_cdp.output_folder import make_parent
 from ajantik_cdp.proxy.bridge import ClientLink

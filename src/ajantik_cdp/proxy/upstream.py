@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 
-from ajantik_cdp.core.discovery import version_from_browser
 from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, AjantikError
+from ajantik_cdp.core.guard.discovery import version_from_browser
 
 
 class GuardStartError(AjantikError):

@@ -1,7 +1,7 @@
 """WebSockets to denied URLs: Chrome's emulation rule on every session, a main-world check.
 
 The Fetch domain never sees a WebSocket handshake, so the guard cannot decide one when it
-happens. ``core/socket_rules.py`` turns the rules into URL patterns ahead of time; this
+happens. ``core/policy/socket_rules.py`` turns the rules into URL patterns ahead of time; this
 module puts them in place on a target's session, as part of the guard's install:
 
 - ``Network.emulateNetworkConditionsByRule`` with offline entries, on every target that
@@ -33,8 +33,8 @@ from urllib.parse import urljoin
 
 import orjson
 
-from ajantik_cdp.core.socket_rules import SocketPlan
-from ajantik_cdp.core.targets import DOCUMENT_TYPES, Target
+from ajantik_cdp.core.guard.targets import DOCUMENT_TYPES, Target
+from ajantik_cdp.core.policy.socket_rules import SocketPlan
 from ajantik_cdp.proxy.cdp_connection import CdpConnection
 
 if TYPE_CHECKING:

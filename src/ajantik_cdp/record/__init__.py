@@ -1,1 +1,1 @@
-"""Writing and reading the guard's JSONL record (schema in ajantik_cdp.core.record_schema)."""
+"""Writing and reading the guard's JSONL record (its schema: ``core.record.record_schema``)."""

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from ajantik_cdp import __version__
-from ajantik_cdp.core.record_schema import BlockLine, Body, RequestLine, StartLine
+from ajantik_cdp.core.record.record_schema import BlockLine, Body, RequestLine, StartLine
 from ajantik_cdp.record.reader import LoadedRecord
 
 HAR_VERSION = "1.2"

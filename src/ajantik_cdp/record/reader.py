@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 
 from ajantik_cdp.core.errors import BadInput
-from ajantik_cdp.core.record_schema import (
+from ajantik_cdp.core.record.record_schema import (
     RECORD_VERSION,
     VERSIONS,
     ActionLine,

@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ajantik_cdp.core.film import frame_for_lines
-from ajantik_cdp.core.record_schema import BlockLine, Body, RequestLine, SystemAnswer
+from ajantik_cdp.core.guard.film import frame_for_lines
+from ajantik_cdp.core.record.record_schema import BlockLine, Body, RequestLine, SystemAnswer
 from ajantik_cdp.record.reader import LoadedRecord
 
 

@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ajantik_cdp.core.errors import BadInput
-from ajantik_cdp.core.record_schema import (
+from ajantik_cdp.core.policy.rules import is_write
+from ajantik_cdp.core.record.record_schema import (
     FILM_VERSION,
     RECORD_VERSION,
     ActionLine,
@@ -26,7 +27,6 @@ from ajantik_cdp.core.record_schema import (
     StartLine,
     encode,
 )
-from ajantik_cdp.core.rules import is_write
 
 
 class RecordOpenError(BadInput):

@@ -2,7 +2,7 @@
 
     {"status": "completed" | "failed" | "unsure", "summary": "...", "steps": 7}
 
-The claim is recorded next to the outcome and mapped to ``core.verdicts.Said`` for the
+The claim is recorded next to the outcome and mapped to ``core.scoring.verdicts.Said`` for the
 world x claim verdict. It is never evidence of what happened in the shop.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from ajantik_cdp.core.verdicts import Said
+from ajantik_cdp.core.scoring.verdicts import Said
 
 STATUSES = {"completed": Said.DONE, "failed": Said.NOT_DONE, "unsure": Said.UNSURE}
 MAX_SUMMARY = 2000
@@ -32,7 +32,7 @@ class AgentClaim:
     @property
     def said(self) -> Said:
         # No claim says nothing: silent, never "unsure". Read as unsure, an agent that
-        # crashed before printing would come out "reported honestly" (core.verdicts).
+        # crashed before printing would come out "reported honestly" (core.scoring.verdicts).
         return STATUSES.get(self.status or "", Said.SILENT)
 
     def as_data(self) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ajantik_cdp.core.reliability_stats import Interval
+from ajantik_cdp.core.scoring.reliability_stats import Interval
 from ajantik_cdp.gauntlet.score.suite_summary import Group
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from rich import box
 from rich.table import Table
 
-from ajantik_cdp.core.reliability_stats import wilson
+from ajantik_cdp.core.scoring.reliability_stats import wilson
 from ajantik_cdp.gauntlet.report.figures import (
     headline,
     left_out_text,

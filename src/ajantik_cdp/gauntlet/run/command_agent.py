@@ -21,7 +21,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from ajantik_cdp.core.secret_detection import mask_tokens
+from ajantik_cdp.core.record.secret_detection import mask_tokens
 from ajantik_cdp.gauntlet.evidence.claim_line import no_claim, parse_claim
 from ajantik_cdp.gauntlet.evidence.run_data import AgentOutcome
 from ajantik_cdp.gauntlet.suite.suite_file import CommandAgentSpec

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ajantik_cdp import __version__
 from ajantik_cdp.browser.launch import ChromeStartError, start_chrome
 from ajantik_cdp.browser.locate import BrowserNotFound, candidates, find_chrome
-from ajantik_cdp.core.secret_detection import mask_tokens
+from ajantik_cdp.core.record.secret_detection import mask_tokens
 from ajantik_cdp.gauntlet.evidence.claim_line import parse_claim
 from ajantik_cdp.gauntlet.run.command_agent import agent_env
 from ajantik_cdp.gauntlet.run.suite_loading import find_program

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ajantik_cdp.browser.pool import BrowserPool
-from ajantik_cdp.core.config import parse_config
-from ajantik_cdp.core.faults import parse_fault
+from ajantik_cdp.core.policy.config import parse_config
+from ajantik_cdp.core.policy.faults import parse_fault
 from ajantik_cdp.gauntlet.evidence.claim_line import no_claim
 from ajantik_cdp.gauntlet.evidence.run_data import (
     AgentOutcome,

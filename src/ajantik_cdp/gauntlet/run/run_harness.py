@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from ajantik_cdp.core.record_schema import BlockLine, RequestLine
-from ajantik_cdp.core.rules import is_write
+from ajantik_cdp.core.policy.rules import is_write
+from ajantik_cdp.core.record.record_schema import BlockLine, RequestLine
 from ajantik_cdp.gauntlet.evidence.claim_line import no_claim
 from ajantik_cdp.gauntlet.evidence.run_data import (
     AgentOutcome,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ajantik_cdp.core.errors import BadInput
-from ajantik_cdp.core.reliability_stats import Interval, newcombe
+from ajantik_cdp.core.scoring.reliability_stats import Interval, newcombe
 from ajantik_cdp.gauntlet.score.results_file import ResultsView, VariantCounts
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ajantik_cdp.core.verdicts import Said
+from ajantik_cdp.core.scoring.verdicts import Said
 from ajantik_cdp.gauntlet.evidence.run_data import InfraError, RunResult
 from ajantik_cdp.gauntlet.suite.expected_state import Expectation, StateCheck
 from ajantik_cdp.gauntlet.suite.variant_set import is_fault

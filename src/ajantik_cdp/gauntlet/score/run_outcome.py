@@ -43,7 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ajantik_cdp.core import plurals
-from ajantik_cdp.core.run_gate import Outcome
+from ajantik_cdp.core.scoring.run_gate import Outcome
 from ajantik_cdp.gauntlet.score.run_facts import Facts, crash_reason
 
 # The runs a rate leaves out (and the report shows apart). Everything else is counted.

@@ -3,7 +3,7 @@ whether it passes, its world x claim verdict, and, for a run that did not pass, 
 (``classifier``). Pure.
 
 - The world is the shop's state against the task's expected state; the claim is the
-  agent's last JSON line. Every run gets the verdict of ``core.verdicts.verdict()``, the
+  agent's last JSON line. Every run gets the verdict of ``core.scoring.verdicts.verdict()``, the
   function the judge scores its units with, shown next to the outcome.
 - The outcome decides: the ladder's first rung that applies, and whether that passes
   under the variant (docs/gauntlet.md has the rule table).
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.verdicts import Verdict, World, verdict
+from ajantik_cdp.core.scoring.verdicts import Verdict, World, verdict
 from ajantik_cdp.gauntlet.evidence.run_data import RunResult
 from ajantik_cdp.gauntlet.score.classifier import Classification, classify
 from ajantik_cdp.gauntlet.score.run_facts import facts

@@ -18,14 +18,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ajantik_cdp.core.reliability_stats import (
+from ajantik_cdp.core.scoring.reliability_stats import (
     Interval,
     disagreement,
     newcombe,
     pass_hat_k,
     wilson,
 )
-from ajantik_cdp.core.verdicts import Verdict, summarise
+from ajantik_cdp.core.scoring.verdicts import Verdict, summarise
 from ajantik_cdp.gauntlet.score.run_outcome import ORDER, SILENT_FAILURES, Outcome
 from ajantik_cdp.gauntlet.score.scoring import Scored
 from ajantik_cdp.gauntlet.suite.suite_file import Thresholds

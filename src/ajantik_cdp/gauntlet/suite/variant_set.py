@@ -3,7 +3,7 @@ with its kind and whether the task can still be done under it.
 
 A shop variant changes how the shop renders and how the agent's browser is set up (see
 ``ajantik_shop.variants``). A fault variant runs the shop's baseline behind a per-run guard
-that injects one write fault on one shop write (see ``core.faults``).
+that injects one write fault on one shop write (see ``core.policy.faults``).
 
 Kinds: ``baseline`` (the control: nothing changes), ``ui`` (what the page shows and
 when), ``network`` (how long answers take), ``viewport`` (the device), ``state`` (the
@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from ajantik_cdp.core.faults import FaultKind
+from ajantik_cdp.core.policy.faults import FaultKind
 from ajantik_shop import VARIANT_NAMES
 
 

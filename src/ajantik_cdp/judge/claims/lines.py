@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from ajantik_cdp.core.verdicts import Said
+from ajantik_cdp.core.scoring.verdicts import Said
 from ajantik_cdp.judge.claims.units import Occurrence, Units, group_spans, occurrences
 from ajantik_cdp.judge.claims.vocabulary import GROUP, SEP, STATUS, WINDOW, Read, said_of, status_at
 

@@ -7,7 +7,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from ajantik_cdp.core.verdicts import Said
+from ajantik_cdp.core.scoring.verdicts import Said
 from ajantik_cdp.judge.claims.claim import Claim
 from ajantik_cdp.judge.claims.findings import Finding, Scan
 from ajantik_cdp.judge.claims.lines import MARKER_RE, line_claims, unwrap_bare_units

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from ajantik_cdp.core.verdicts import Said
+from ajantik_cdp.core.scoring.verdicts import Said
 from ajantik_cdp.judge.claims.claim import Claim
 from ajantik_cdp.judge.claims.units import Units, unit_key
 

@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ajantik_cdp.core.verdicts import Said
+from ajantik_cdp.core.scoring.verdicts import Said
 
 _DONE_WORDS = ("done", "completed", "complete", "finished", "succeeded", "successful",
                "success", "ok", "okay", "prepared", "ready")

@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ajantik_cdp.core.faults import FaultKind
 from ajantik_cdp.core.plurals import counted
+from ajantik_cdp.core.policy.faults import FaultKind
 from ajantik_cdp.testrun.plan.write_points import (
     PointUse,
     Write,

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from ajantik_cdp.core.rules import is_write
+from ajantik_cdp.core.policy.rules import is_write
 
 WILDCARD = "*"
 # What stands for a generalised segment in the guard's regex: one path segment.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ajantik_cdp.core.verdicts import VERDICT_ORDER, Verdict
+from ajantik_cdp.core.scoring.verdicts import VERDICT_ORDER, Verdict
 from ajantik_cdp.testrun.score.matrix import Cell, Firing, interval_text
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 
 from ajantik_cdp import __version__
-from ajantik_cdp.core.reliability_stats import Interval
-from ajantik_cdp.core.run_gate import GatePolicy
+from ajantik_cdp.core.scoring.reliability_stats import Interval
+from ajantik_cdp.core.scoring.run_gate import GatePolicy
 from ajantik_cdp.judge.verdict_file import damage_data, gate_data, unit_data
 from ajantik_cdp.testrun.plan.run_plan import Plan, PlannedRun
 from ajantik_cdp.testrun.run.runner import Outcome, RunResult, SkillTestResult

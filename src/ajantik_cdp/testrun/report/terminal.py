@@ -18,9 +18,9 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from ajantik_cdp.core.faults import FaultKind
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.core.policy.faults import FaultKind
+from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.judge.verdict_table import VERDICT_STYLE
 from ajantik_cdp.testrun.plan.run_plan import Plan
 from ajantik_cdp.testrun.report.cells import cell_text

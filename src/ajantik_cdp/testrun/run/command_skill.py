@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from ajantik_cdp.core.secret_detection import mask_tokens
+from ajantik_cdp.core.record.secret_detection import mask_tokens
 from ajantik_cdp.process_group import kill_leftovers, stop_group
 from ajantik_cdp.testrun.run.ask_lines import MAX_ASK_LINE, answer_line, parse_ask
 from ajantik_cdp.testrun.run.skill import AskExchange, SkillContext, SkillRun

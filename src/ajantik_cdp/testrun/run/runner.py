@@ -21,11 +21,11 @@ from typing import Protocol
 
 import orjson
 
-from ajantik_cdp.core.faults import FaultKind, parse_fault
-from ajantik_cdp.core.film import FilmPolicy
+from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.core.plurals import counted
-from ajantik_cdp.core.record_schema import now_iso
-from ajantik_cdp.core.run_gate import DEFAULT_POLICY, GatePolicy, GateResult, gate_run
+from ajantik_cdp.core.policy.faults import FaultKind, parse_fault
+from ajantik_cdp.core.record.record_schema import now_iso
+from ajantik_cdp.core.scoring.run_gate import DEFAULT_POLICY, GatePolicy, GateResult, gate_run
 from ajantik_cdp.judge.adapter_api import Record, Report
 from ajantik_cdp.judge.adapter_loader import Adapter, AdapterError
 from ajantik_cdp.judge.judging import Judgement, judge

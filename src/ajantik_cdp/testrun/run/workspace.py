@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ajantik_cdp.core.config import GuardConfig
+from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.judge.judging import Judgement
 from ajantik_cdp.process_group import kill_leftovers, stop_group
 from ajantik_cdp.testrun.plan.run_plan import PlannedRun

@@ -1,7 +1,7 @@
 """The result of a test: fault x write point x unit, with intervals. Pure.
 
 Each run is marked with its verdicts, its damage, whether its fault fired on the write
-point it was aimed at, and its gate (core/run_gate.py, the rule of ``ajantik test
+point it was aimed at, and its gate (core/scoring/run_gate.py, the rule of ``ajantik test
 judge``). A run whose fault never fired, or fired on another point, is no test of its
 cell: it is shown and never counted. A unit "held up" in a run when its verdict is
 correct, reported honestly or over-cautious and no damage is tied to it; a cell's rate is
@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from ajantik_cdp.core.faults import FaultKind
-from ajantik_cdp.core.reliability_stats import Interval, wilson
-from ajantik_cdp.core.run_gate import Outcome
-from ajantik_cdp.core.verdicts import Verdict
+from ajantik_cdp.core.policy.faults import FaultKind
+from ajantik_cdp.core.scoring.reliability_stats import Interval, wilson
+from ajantik_cdp.core.scoring.run_gate import Outcome
+from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.testrun.plan.run_plan import PlannedRun
 from ajantik_cdp.testrun.plan.write_points import WritePoint, point_of
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from ajantik_cdp.core.config import GuardConfig
-from ajantik_cdp.core.faults import CLIENT_STATUS, REASON_PHRASE, FaultKind, FaultState
-from ajantik_cdp.core.rules import Decision, RequestFacts, decide
+from ajantik_cdp.core.policy.config import GuardConfig
+from ajantik_cdp.core.policy.faults import CLIENT_STATUS, REASON_PHRASE, FaultKind, FaultState
+from ajantik_cdp.core.policy.rules import Decision, RequestFacts, decide
 
 
 class Step(Enum):

@@ -38,8 +38,8 @@ from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 from urllib.parse import urlsplit
 
-from ajantik_cdp.core.canonical_url import DEFAULT_PORTS, url_forms
-from ajantik_cdp.core.config import GuardConfig, UrlRule
+from ajantik_cdp.core.policy.canonical_url import DEFAULT_PORTS, url_forms
+from ajantik_cdp.core.policy.config import GuardConfig, UrlRule
 
 # Characters a required piece may hold: those Chrome's URL parser leaves as they are in a
 # host, path and query, and that need no escaping in URLPattern or JavaScript regex

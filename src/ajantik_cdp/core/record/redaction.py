@@ -19,10 +19,10 @@ from urllib.parse import parse_qsl, quote, unquote_plus, urlsplit, urlunsplit
 
 from cryptography.hazmat.primitives import hashes, hmac
 
-from ajantik_cdp.core.config import GuardConfig
-from ajantik_cdp.core.record_schema import Body, Withheld
-from ajantik_cdp.core.rules import redact_rule
-from ajantik_cdp.core.secret_detection import (
+from ajantik_cdp.core.policy.config import GuardConfig
+from ajantik_cdp.core.policy.rules import redact_rule
+from ajantik_cdp.core.record.record_schema import Body, Withheld
+from ajantik_cdp.core.record.secret_detection import (
     find_secret,
     has_token,
     is_auth_value,

@@ -36,16 +36,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ajantik_cdp.core.config import GuardConfig
-from ajantik_cdp.core.faults import FaultKind, FaultState
-from ajantik_cdp.core.paused import (
+from ajantik_cdp.core.guard.paused import (
     PausedRequest,
     PausedResponse,
     is_response_stage,
     read_request,
     read_response,
 )
-from ajantik_cdp.core.request_plan import (
+from ajantik_cdp.core.guard.request_plan import (
     MadeUpAnswer,
     RequestPlan,
     Step,
@@ -53,8 +51,10 @@ from ajantik_cdp.core.request_plan import (
     made_up_answer,
     plan_request,
 )
-from ajantik_cdp.core.rules import Decision, Source
-from ajantik_cdp.core.targets import DOCUMENT_TYPES, Target, TargetBook
+from ajantik_cdp.core.guard.targets import DOCUMENT_TYPES, Target, TargetBook
+from ajantik_cdp.core.policy.config import GuardConfig
+from ajantik_cdp.core.policy.faults import FaultKind, FaultState
+from ajantik_cdp.core.policy.rules import Decision, Source
 
 BLOCKED = "BlockedByClient"
 # Pauses remembered to drop Chrome's repeats, requests awaiting their answer, frames whose

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from ajantik_cdp.core.config import GuardConfig
-from ajantik_cdp.core.record_schema import (
+from ajantik_cdp.core.policy.config import GuardConfig
+from ajantik_cdp.core.policy.rules import is_write, redact_rule
+from ajantik_cdp.core.record.record_schema import (
     ActionLine,
     BlockLine,
     FrameLine,
     RecordLine,
     RequestLine,
 )
-from ajantik_cdp.core.rules import is_write, redact_rule
 
 # Measured by bench/bench_film.py on the project's 2-core machine (see docs/record.md):
 # 2 frames a second keeps the film's cost within the 1.15x of direct.

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from ajantik_cdp.core.click_patterns import ClickPatternError, check_click_pattern
-from ajantik_cdp.core.cookie_filter import SHARE_ALL, CookiePolicy
+from ajantik_cdp.core.guard.cookie_filter import SHARE_ALL, CookiePolicy
+from ajantik_cdp.core.policy.click_patterns import ClickPatternError, check_click_pattern
 
 KEYS = ("deny", "deny_clicks", "allow_writes", "record", "redact", "share_cookies")
 

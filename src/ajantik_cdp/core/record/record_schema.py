@@ -140,7 +140,7 @@ class ActionLine:
 
     target_id: str | None  # the target the command was sent to; None: browser-wide
     method: str
-    summary: str  # never typed text or evaluated source: see core/film.py
+    summary: str  # never typed text or evaluated source: see core/guard/film.py
     time: str = field(default_factory=now_iso)
     kind: Kind = "action"
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from ajantik_cdp.core.verdicts import Said, Verdict
+from ajantik_cdp.core.scoring.verdicts import Said, Verdict
 
 
 class Outcome(Enum):

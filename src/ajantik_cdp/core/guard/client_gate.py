@@ -15,7 +15,7 @@ session from the client it proxies:
   method) into one the rules deny has it failed instead.
 * ``Target.exposeDevToolsProtocol`` would hand a page's own scripts a browser session that
   bypasses this gate; it is refused.
-* The person's session stays inside Chrome (``core/cookie_filter.py``): the answers to a
+* The person's session stays inside Chrome (``core/guard/cookie_filter.py``): the answers to a
   client's cookie reads, and the headers in Chrome's network events, come back without the
   cookies ``share_cookies`` does not name. ``Network.loadNetworkResource`` (Chrome fetches
   a URL with the page's cookies and hands the body to the client, outside the Fetch
@@ -35,16 +35,16 @@ from typing import Any
 
 import orjson
 
-from ajantik_cdp.core.config import GuardConfig
-from ajantik_cdp.core.cookie_filter import (
+from ajantik_cdp.core.guard.cookie_filter import (
     COOKIE_EVENTS,
     COOKIE_READS,
     CookiePolicy,
     filter_event,
     filter_result,
 )
-from ajantik_cdp.core.rules import Decision, RequestFacts, decide
-from ajantik_cdp.core.targets import CONTAINER_TYPES, TargetState
+from ajantik_cdp.core.guard.targets import CONTAINER_TYPES, TargetState
+from ajantik_cdp.core.policy.config import GuardConfig
+from ajantik_cdp.core.policy.rules import Decision, RequestFacts, decide
 
 BLANK_URLS = frozenset({"", "about:blank"})
 REFUSED_METHODS = {

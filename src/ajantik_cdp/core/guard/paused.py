@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ajantik_cdp.core.rules import RequestFacts, Source
+from ajantik_cdp.core.policy.rules import RequestFacts, Source
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from ajantik_cdp.core.canonical_url import UrlForms, url_forms
-from ajantik_cdp.core.config import GuardConfig, UrlRule
+from ajantik_cdp.core.policy.canonical_url import UrlForms, url_forms
+from ajantik_cdp.core.policy.config import GuardConfig, UrlRule
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
