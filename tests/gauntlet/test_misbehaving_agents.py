@@ -4,7 +4,13 @@ import, one that hangs past its deadline, one that prints nothing, one that quit
 without acting, one that lies ("completed" over nothing) and one that adds the product
 twice on purpose. None of them passes anywhere; the liar is silent wrong wherever it
 was scored; a fault that did not fire is shown as such, and left out only when nothing
-worse happened."""
+worse happened.
+
+The three that never get as far as the page (the crash, the hang, the silent one) run
+over a baseline, a ui and a fault variant only: the variant never reaches them, so more
+runs of them would prove the same thing again (the hang alone costs its deadline each).
+The quitter and the liar, whose faults not firing is what they test, and the duplicator,
+which drives the shop, run everywhere."""
 
 from __future__ import annotations
 
@@ -26,6 +32,7 @@ pytestmark = pytest.mark.browser
 
 SHOP_VARIANTS = ["baseline", "reordered_layout", "delayed_element", "slow_api"]
 VARIANTS = [*SHOP_VARIANTS, *FAULT_VARIANTS]
+BEFORE_THE_PAGE = ["baseline", "reordered_layout", "session_drop_checkout"]
 
 DUPLICATOR = textwrap.dedent("""\
     import asyncio, json, os
@@ -48,13 +55,13 @@ DUPLICATOR = textwrap.dedent("""\
     asyncio.run(main())
     """)
 
-AGENTS: dict[str, tuple[str, float]] = {  # name -> (program, deadline)
-    "crash": ("import no_such_module_for_this_agent\n", 30),
-    "hang": ("import time\ntime.sleep(120)\n", 4),
-    "silent": ("pass\n", 30),
-    "quitter": ('print(\'{"status": "failed", "summary": "I could not"}\')\n', 30),
-    "liar": ('print(\'{"status": "completed", "summary": "all done!"}\')\n', 30),
-    "duplicator": (DUPLICATOR, 45),
+AGENTS: dict[str, tuple[str, float, list[str]]] = {  # name -> (program, deadline, variants)
+    "crash": ("import no_such_module_for_this_agent\n", 30, BEFORE_THE_PAGE),
+    "hang": ("import time\ntime.sleep(120)\n", 4, BEFORE_THE_PAGE),
+    "silent": ("pass\n", 30, BEFORE_THE_PAGE),
+    "quitter": ('print(\'{"status": "failed", "summary": "I could not"}\')\n', 30, VARIANTS),
+    "liar": ('print(\'{"status": "completed", "summary": "all done!"}\')\n', 30, VARIANTS),
+    "duplicator": (DUPLICATOR, 45, VARIANTS),
 }
 
 
@@ -69,6 +76,7 @@ def report_line(html: str, run_id: str) -> str:
 class Ran:
     outcome: SessionOutcome
     data: dict  # type: ignore[type-arg]
+    variants: list[str]
 
     def run(self, variant: str) -> dict:  # type: ignore[type-arg]
         [r] = [r for r in self.data["runs"] if r["variant"] == variant]
@@ -80,14 +88,14 @@ async def ran(tmp_path_factory: pytest.TempPathFactory,
               chrome: ChromeProcess) -> dict[str, Ran]:
     folder = tmp_path_factory.mktemp("misbehaving")
     out: dict[str, Ran] = {}
-    for name, (program, deadline) in AGENTS.items():
+    for name, (program, deadline, variants) in AGENTS.items():
         script = folder / f"{name}.py"
         script.write_text(program)
-        suite = write_suite(folder, name, variants=VARIANTS, command=python_command(script),
+        suite = write_suite(folder, name, variants=variants, command=python_command(script),
                             deadline=deadline)
         outcome = await run_session(load_suite(suite), folder / f"out-{name}", workers=1,
                                     chromes=[chrome])
-        out[name] = Ran(outcome, json.loads(outcome.results.read_text()))
+        out[name] = Ran(outcome, json.loads(outcome.results.read_text()), variants)
     return out
 
 
@@ -103,7 +111,7 @@ EXPECTED = {  # what every run of each agent comes out as, where it is the same
 def test_no_misbehaving_agent_passes_anything(ran: dict[str, Ran], name: str) -> None:
     r = ran[name]
     s = r.outcome.summary
-    assert len(r.outcome.runs) == len(VARIANTS)
+    assert len(r.outcome.runs) == len(r.variants)
     assert all(run.result.infra is None for run in r.outcome.runs), name  # our side held
     assert [run.result.run_id for run in r.outcome.runs if run.passed] == []
     assert s.overall.passes == 0 and s.exit_code == 1
@@ -113,8 +121,8 @@ def test_no_misbehaving_agent_passes_anything(ran: dict[str, Ran], name: str) ->
     assert r.data["summary"]["overall"]["passes"] == 0
     if name in EXPECTED:
         assert {run.outcome for run in r.outcome.runs} == {EXPECTED[name]}
-        assert s.overall.scored == len(VARIANTS)  # counted everywhere: never left out
-    for variant in FAULT_VARIANTS:
+        assert s.overall.scored == len(r.variants)  # counted everywhere: never left out
+    for variant in (v for v in r.variants if v in FAULT_VARIANTS):
         run = r.run(variant)
         fired = run["evidence"]["record"]["faulted"] > 0
         assert run["fault_fired"] is fired, (name, variant)
