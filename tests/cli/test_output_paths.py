@@ -12,7 +12,7 @@ from ajantik_cdp.gauntlet.score.results_file import RunContext, encode_results, 
 from ajantik_cdp.gauntlet.score.suite_summary import summarise_suite
 from ajantik_cdp.gauntlet.suite.demo_suite import demo_suite
 from tests.gauntlet.test_claims_summary_compare import scored_runs
-from tests.support.cli import run, run_process, start_guard
+from tests.support.cli import run, start_guard
 from tests.support.records import RecordBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,8 +132,8 @@ def _closed_port() -> int:
 @pytest.mark.process
 def test_a_guard_that_cannot_reach_chrome_leaves_no_folder(tmp_path: Path) -> None:
     record = tmp_path / "newdir" / "deeper" / "x.jsonl"
-    res = run_process("cdp", "--upstream", f"http://127.0.0.1:{_closed_port()}", "--port",
-                      "0", "--record", str(record))
+    res = run("cdp", "--upstream", f"http://127.0.0.1:{_closed_port()}", "--port",
+              "0", "--record", str(record))
     assert res.code == 3 and "cannot reach Chrome" in res.one_line_error(), res.stderr
     assert not (tmp_path / "newdir").exists()
     assert list(tmp_path.iterdir()) == []
