@@ -20,6 +20,7 @@ from tests.support.site import HitSite
 pytestmark = [pytest.mark.browser, pytest.mark.node]
 
 NODE_DIR = Path(__file__).resolve().parents[1] / "node"
+CLIENT_TIMEOUT = 180.0  # seconds for one Node client run
 
 
 async def drive(kind: str, cdp_url: str, page_url: str) -> dict[str, object]:
@@ -30,7 +31,16 @@ async def drive(kind: str, cdp_url: str, page_url: str) -> dict[str, object]:
     proc = await asyncio.create_subprocess_exec(
         node, str(NODE_DIR / "clients.js"), kind, cdp_url, page_url,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    try:
+        # Generous: the MCP client starts Playwright MCP as a second Node process and
+        # makes several tool calls (each bounded at 60 s in clients.js); one whole run
+        # at load 11 needed more than 60 s. This bound is only against a hang.
+        out, err = await asyncio.wait_for(proc.communicate(), CLIENT_TIMEOUT)
+    except TimeoutError:
+        proc.kill()
+        _, err = await proc.communicate()
+        pytest.fail(f"the {kind} client did not finish in {CLIENT_TIMEOUT:g} s: "
+                    f"{err.decode()[-2000:]}")
     assert proc.returncode == 0, err.decode()
     result: dict[str, object] = orjson.loads(out.strip().splitlines()[-1])
     return result
