@@ -148,6 +148,10 @@ class ReferenceAgent:
             await self._open_cart()
         await self._write(lambda: self._click(button, "press 'Proceed to checkout'"),
                           self.page.get_by_label(vocab.field_label("name")))
+        # The form shows before the page's script has loaded: filled and sent then, it
+        # submits natively (a GET to checkout?name=...) and no review ever comes. Seen
+        # under network_delay on a loaded machine. Like every other navigation, wait.
+        await self._settle()
 
     async def _open_cart(self) -> None:
         link = self.page.get_by_role("link", name=vocab.CART_LINK)
