@@ -78,6 +78,53 @@ def test_kept_frames_respect_the_rate_and_the_last_change_is_kept(
     assert all(a[1] != b[1] for a, b in itertools.pairwise(kept))
 
 
+@given(arrivals, st.sampled_from([1.0, 2.0, 4.0, 10.0]))
+def test_acks_held_to_the_rate_keep_every_frame_sent_and_the_last_picture(
+        steps: list[tuple[float, int]], fps: float) -> None:
+    """Chrome, modelled: it sends what the page shows when the page has changed since its
+    last frame and that frame was acknowledged. Acks held by ``ack_delay`` mean no frame
+    arrives too early to keep (none is held, so none is encoded for nothing), the rate
+    holds, and what the page finally shows is still kept."""
+    book = FilmBook(FilmPolicy(fps=fps), CONFIG)
+    kept: list[tuple[float, int]] = []
+    choices: list[Choice] = []
+    shown: int | None = None
+    sent: int | None = None
+    ack_at = 0.0  # when Chrome may send again
+
+    def send(t: float) -> None:
+        nonlocal sent, ack_at
+        sent = shown
+        choice = book.offer("P", t, str(shown), 10, ["http://a/"])
+        choices.append(choice)
+        if choice is Choice.KEEP:
+            kept.append((t, shown))  # type: ignore[arg-type]
+        ack_at = t + book.ack_delay("P", t)
+
+    now = 0.0
+    for gap, picture in steps:
+        if shown is not None and shown != sent and ack_at < now + gap:
+            send(ack_at)  # the ack came before this change: the current picture goes
+        now += gap
+        shown = picture
+        if ack_at <= now and shown != sent:
+            send(now)
+    if shown != sent:
+        send(max(ack_at, now))
+    assert Choice.HOLD not in choices
+    times = [t for t, _ in kept]
+    assert all(b - a >= 1 / fps - 1e-9 for a, b in itertools.pairwise(times))
+    assert kept and kept[-1][1] == steps[-1][1]
+
+
+def test_a_page_with_nothing_kept_is_acknowledged_at_once() -> None:
+    book = FilmBook(FilmPolicy(fps=2), CONFIG)
+    assert book.ack_delay("P", 5.0) == 0.0
+    assert book.offer("P", 5.0, "a", 10, ["http://a/"]) is Choice.KEEP
+    assert book.ack_delay("P", 5.1) == pytest.approx(0.4)
+    assert book.ack_delay("P", 6.0) == 0.0
+
+
 @given(arrivals)
 def test_nothing_is_kept_while_a_redacted_document_is_on_screen(
         steps: list[tuple[float, int]]) -> None:

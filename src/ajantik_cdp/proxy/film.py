@@ -95,6 +95,8 @@ class Camera:
         self._settled = 0
         self._still_timers: dict[str, asyncio.TimerHandle] = {}
         self._docs: dict[str, dict[str, str]] = {}  # page -> frame id -> document URL
+        # Acks held back to the kept rate: page -> (timer, its session, the frame's ack id).
+        self._acks: dict[str, tuple[asyncio.TimerHandle, str, Any]] = {}
 
     # -- wiring -------------------------------------------------------------------------
 
@@ -131,6 +133,8 @@ class Camera:
         """Let stills under way finish (the picture at the last write matters most), then
         write each page's held frame."""
         self._closing = True
+        for page_id in list(self._acks):
+            self._cancel_ack(page_id)
         for page_id in list(self._still_timers):
             self._still_timers[page_id].cancel()
             self._no_change(page_id)
@@ -169,6 +173,7 @@ class Camera:
         elif method == "Target.detachedFromTarget":
             gone = [t for t, s in self.filmed.items() if s == params.get("sessionId")]
             for target_id in gone:
+                self._cancel_ack(target_id)
                 self._flush(target_id)
                 if target_id in self._wanted:
                     self._no_change(target_id)
@@ -211,12 +216,10 @@ class Camera:
 
     def _on_frame(self, session_id: str | None, params: dict[str, Any]) -> None:
         ack = params.get("sessionId")
-        if session_id is not None and ack is not None:
-            # Unacknowledged, Chrome stops sending: acknowledge whatever is kept.
-            self.conn.post("Page.screencastFrameAck", {"sessionId": ack}, session_id)
         target = self.targets.by_session(session_id or "")
         data = params.get("data")
         if target is None or not isinstance(data, str) or self._closing:
+            self._ack(None, session_id, ack, 0.0)
             return
         page_id = target.target_id
         picture = _Picture(data, _painted(params.get("metadata")), target.url)
@@ -233,6 +236,33 @@ class Camera:
             self._hold(page_id, _Pending(picture, digest))
         else:
             self._drop_pending(page_id)
+        delay = 0.0 if page_id in self._wanted else self.book.ack_delay(page_id,
+                                                                         time.monotonic())
+        self._ack(page_id, session_id, ack, delay)
+
+    def _ack(self, page_id: str | None, session_id: str | None, ack: Any,
+             delay: float) -> None:
+        """Acknowledge a frame, now or after ``delay`` (core/guard/film.py, ack_delay):
+        unacknowledged, Chrome sends no more frames of that page."""
+        if session_id is None or ack is None:
+            return
+        if page_id is None or delay <= 0:
+            self.conn.post("Page.screencastFrameAck", {"sessionId": ack}, session_id)
+            return
+        self._cancel_ack(page_id)
+        handle = asyncio.get_running_loop().call_later(delay, self._ack_now, page_id)
+        self._acks[page_id] = (handle, session_id, ack)
+
+    def _ack_now(self, page_id: str) -> None:
+        held = self._acks.pop(page_id, None)
+        if held is not None:
+            held[0].cancel()
+            self.conn.post("Page.screencastFrameAck", {"sessionId": held[2]}, held[1])
+
+    def _cancel_ack(self, page_id: str) -> None:
+        held = self._acks.pop(page_id, None)
+        if held is not None:
+            held[0].cancel()
 
     def _hold(self, page_id: str, pending: _Pending) -> None:
         old = self._pending.get(page_id)
@@ -277,6 +307,7 @@ class Camera:
         loop = asyncio.get_running_loop()
         for page_id in self.book.still_for(line, tuple(self.filmed)):
             self._wanted.setdefault(page_id, []).append((seq, line.time))
+            self._ack_now(page_id)  # the page's next frame is the still: let it come
             if page_id not in self._still_timers:
                 self._still_timers[page_id] = loop.call_later(STILL_WAIT, self._no_change,
                                                               page_id)
