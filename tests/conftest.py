@@ -30,6 +30,7 @@ from ajantik_cdp.core.policy.faults import parse_fault
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions, GuardServer
 from ajantik_cdp.record.reader import load_record
+from tests.support.demo_run import DemoRun, filmed_demo_run
 from tests.support.examples import register_profiles
 from tests.support.site import HitSite
 
@@ -91,6 +92,13 @@ async def pw() -> AsyncIterator[Any]:
 
     async with async_playwright() as playwright:
         yield playwright
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def filmed_demo(chrome: ChromeProcess, tmp_path_factory: pytest.TempPathFactory
+                      ) -> DemoRun:
+    """The session's one filmed demo (tests/support/demo_run.py)."""
+    return await filmed_demo_run(chrome, tmp_path_factory.mktemp("demo"))
 
 
 @pytest_asyncio.fixture(loop_scope="session")

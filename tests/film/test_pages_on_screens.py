@@ -15,11 +15,10 @@ import pytest
 import pytest_asyncio
 
 from ajantik_cdp.cli.main import main
-from ajantik_cdp.core.guard.film import FilmPolicy
-from ajantik_cdp.demo.runner import run_demo
 from ajantik_cdp.testrun.report.outputs import write_outputs
 from tests.conftest import ChromeProcess
 from tests.judge.conftest import TEMPLATE
+from tests.support.demo_run import DemoRun
 from tests.support.records import RecordBuilder
 
 pytestmark = pytest.mark.browser
@@ -35,14 +34,6 @@ def text_of(path: Path) -> str:
 
 def is_file(path: Path) -> bool:
     return path.is_file()
-
-
-class Quiet:
-    def planned(self, result: Any, total: int) -> None:
-        pass
-
-    def finished(self, run: Any, done: int, total: int) -> None:
-        pass
 
 
 def judge_page(tmp_path: Path) -> Path:
@@ -137,13 +128,10 @@ async def test_the_judge_page_on_a_phone_and_a_desktop(viewer: Any, tmp_path: Pa
         await context.close()
 
 
-@pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def demo_report(chrome: ChromeProcess, tmp_path_factory: pytest.TempPathFactory
-                      ) -> Path:
-    out = tmp_path_factory.mktemp("demo")
-    outcome = await run_demo(out, Quiet(), chromes=[chrome], film=FilmPolicy(fps=2))
-    _, report = write_outputs(outcome, out, title="demo", intro="", command=["ajantik", "demo"],
-                              conclusions=())
+@pytest.fixture(scope="module")
+def demo_report(filmed_demo: DemoRun) -> Path:
+    _, report = write_outputs(filmed_demo.outcome, filmed_demo.out, title="demo", intro="",
+                              command=["ajantik", "demo"], conclusions=())
     return Path(report)
 
 

@@ -1,11 +1,9 @@
 """`ajantik demo` end to end on the session's Chromium: `ajantik test run`'s runner on the
 two scripted skills, and every verdict the judge derived from a run's record checked here
-against the portal's own, authoritative state."""
+against the portal's own, authoritative state. The session's demo is filmed (as `ajantik
+demo` can be): filming must leave every verdict as it was."""
 
 from __future__ import annotations
-
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -13,30 +11,16 @@ from ajantik_cdp.core.policy.faults import FaultKind
 from ajantik_cdp.core.scoring.verdicts import Verdict, World, verdict
 from ajantik_cdp.demo.plan import OPTIONS, UPLOADS, conclusions, portal_check
 from ajantik_cdp.demo.portal_system import ADAPTER
-from ajantik_cdp.demo.runner import run_demo
 from ajantik_cdp.judge.adapter_loader import load_adapter
 from ajantik_cdp.judge.verdict_file import decode_verdicts
-from ajantik_cdp.testrun.run.runner import RunResult, SkillTestResult
 from ajantik_cdp.testrun.score.matrix import Firing
+from tests.support.demo_run import DemoRun
 
 pytestmark = pytest.mark.browser
 
 
-class Seen:
-    def __init__(self) -> None:
-        self.runs: list[RunResult] = []
-        self.totals: list[int] = []
-
-    def planned(self, result: SkillTestResult, total: int) -> None:
-        self.totals.append(total)
-
-    def finished(self, run: RunResult, done: int, total: int) -> None:
-        self.runs.append(run)
-
-
-async def test_demo_verdicts_agree_with_the_portal(chrome: Any, tmp_path: Path) -> None:
-    seen = Seen()
-    outcome = await run_demo(tmp_path, seen, chromes=[chrome])
+async def test_demo_verdicts_agree_with_the_portal(filmed_demo: DemoRun) -> None:
+    outcome, seen, out = filmed_demo.outcome, filmed_demo.seen, filmed_demo.out
     assert not outcome.interrupted
     assert [t.test.name for t in outcome.tests] == ["blind", "verifying"]
     runs = [r for t in outcome.tests for r in t.all_runs]
@@ -74,7 +58,8 @@ async def test_demo_verdicts_agree_with_the_portal(chrome: Any, tmp_path: Path) 
         must_fail = o.test == "blind" and o.planned.kind in (FaultKind.PHANTOM_SUCCESS,
                                                                FaultKind.PHANTOM_FAILURE)
         assert o.gate.passed is not must_fail, (where0, o.gate.summary())
-        written = decode_verdicts((tmp_path / o.folder / "verdicts.json").read_bytes())
+        assert any((out / o.folder / "film").glob("*.jpg")), where0  # it was filmed
+        written = decode_verdicts((out / o.folder / "verdicts.json").read_bytes())
         assert [x["verdict"] for x in written["units"]] == [
             u.verdict.value for u in o.judgement.units]
 
