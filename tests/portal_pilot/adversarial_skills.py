@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,8 @@ class Adversary:
     fault: str | None = None  # a guard fault, as --fault writes it
     drop_answers: str | None = None  # writes the portal applies but never answers
     deadline: float = 240.0
+    # The deadline counts from when the skill says it hangs (HUNG), not from its start.
+    from_hang: bool = False
 
 
 ALL_DONE: Claims = {"R-101": D, "R-102": D, "R-103": D}
@@ -130,8 +133,17 @@ async def crasher(page: Any, portal: str, tasks: list[FilingTask]) -> str:
     raise RuntimeError("the agent's process died")
 
 
+# Set by the hanger once its work is done and it starts to hang: the harness then gives it
+# a short grace instead of its whole deadline (a fixed minute, long enough for the filing
+# on a loaded machine, cost the suite that minute on every run).
+HUNG: ContextVar[asyncio.Event | None] = ContextVar("HUNG", default=None)
+
+
 async def hanger(page: Any, portal: str, tasks: list[FilingTask]) -> str:
     await file(page, portal, tasks[0])
+    event = HUNG.get()
+    if event is not None:
+        event.set()
     await asyncio.Event().wait()  # never returns: the harness's deadline ends it
     return ""
 
@@ -168,7 +180,7 @@ ADVERSARIES = [
     Adversary("over-cautious", over_cautious, {"R-101": D, "R-102": U, "R-103": N},
               {"R-101": C, "R-102": OC, "R-103": OC}),
     Adversary("crasher", crasher, {}, NOTHING),
-    Adversary("hanger", hanger, {}, NOTHING, deadline=60.0),
+    Adversary("hanger", hanger, {}, NOTHING, deadline=5.0, from_hang=True),
     Adversary("mute", mute, {}, NOTHING),
     Adversary("mumbler", mumbler, {}, NOTHING),
 ]

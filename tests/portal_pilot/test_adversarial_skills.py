@@ -41,7 +41,7 @@ from ajantik_portal_pilot.sign_in import sign_in
 from ajantik_portal_pilot.task import load_task
 from ajantik_portal_pilot.truth import FilingTruth, registry_truth
 from tests.judge.claim_forms import CHECKBOX_FORM, NAMED_FORMS, Claims, report
-from tests.portal_pilot.adversarial_skills import ADVERSARIES, Adversary
+from tests.portal_pilot.adversarial_skills import ADVERSARIES, HUNG, Adversary
 from tests.support.examples import examples
 
 pytestmark = pytest.mark.browser
@@ -56,6 +56,25 @@ class Run:
     error: str | None  # the skill's exception, or its deadline
 
 
+async def _within_deadline(adversary: Adversary, page: Any, origin: str) -> str:
+    if not adversary.from_hang:
+        return await asyncio.wait_for(adversary.run(page, origin, load_task()),
+                                      adversary.deadline)
+    hung = asyncio.Event()
+    HUNG.set(hung)  # the skill's task copies this context
+    task = asyncio.ensure_future(adversary.run(page, origin, load_task()))
+    waiting = asyncio.ensure_future(hung.wait())
+    try:
+        await asyncio.wait({task, waiting}, timeout=240.0,
+                           return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        return await asyncio.wait_for(task, adversary.deadline)
+    finally:
+        waiting.cancel()
+        task.cancel()
+
+
 async def _drive(pw: Any, url: str, origin: str, adversary: Adversary,
                  ) -> tuple[str, str | None]:
     browser = await pw.chromium.connect_over_cdp(url)
@@ -65,10 +84,10 @@ async def _drive(pw: Any, url: str, origin: str, adversary: Adversary,
             page = await context.new_page()
             await sign_in(page, origin)
             try:
-                return await asyncio.wait_for(adversary.run(page, origin, load_task()),
-                                              adversary.deadline), None
+                return await _within_deadline(adversary, page, origin), None
             except TimeoutError:
-                return "", f"the run took longer than {adversary.deadline:g}s"
+                after = " after its work" if adversary.from_hang else ""
+                return "", f"the run took longer than {adversary.deadline:g}s{after}"
             except Exception as exc:  # a crashed skill leaves no report; still judged
                 return "", f"{type(exc).__name__}: {exc}"
         finally:
