@@ -189,21 +189,34 @@ class WebSocketGuard:
             self.reports.socket_block(target, url, pattern.reason, pattern.why)
 
 
+def _answer() -> asyncio.Future[Any]:
+    """A future whose failure, if no one awaits it, is not reported as never retrieved."""
+    out: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    out.add_done_callback(lambda f: f.cancelled() or f.exception())
+    return out
+
+
+def _follow(out: asyncio.Future[Any], done: asyncio.Future[Any],
+            on_result: Callable[[Any], None]) -> None:
+    """Carry ``done``'s cancellation or failure over to ``out``; its result to
+    ``on_result``."""
+    if out.done():
+        return
+    if done.cancelled():
+        out.cancel()
+    elif done.exception() is not None:
+        out.set_exception(done.exception())  # type: ignore[arg-type]
+    else:
+        on_result(done.result())
+
+
 def _then(first: asyncio.Future[Any],
           second: Callable[[], asyncio.Future[Any]]) -> asyncio.Future[Any]:
     """A future for ``second()``, started once ``first`` has answered (failing with it)."""
-    out: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-    out.add_done_callback(lambda f: f.cancelled() or f.exception())
+    out = _answer()
 
     def relay(done: asyncio.Future[Any]) -> None:
-        if out.done():
-            return
-        if done.cancelled():
-            out.cancel()
-        elif done.exception() is not None:
-            out.set_exception(done.exception())  # type: ignore[arg-type]
-        else:
-            out.set_result(done.result())
+        _follow(out, done, out.set_result)
 
     def started(done: asyncio.Future[Any]) -> None:
         if done.cancelled() or done.exception() is not None:
@@ -218,26 +231,19 @@ def _then(first: asyncio.Future[Any],
 def _checked(fut: asyncio.Future[Any], want: str) -> asyncio.Future[Any]:
     """A future for a ``Runtime.evaluate`` answer that fails unless the script returned
     ``want``."""
-    out: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-    out.add_done_callback(lambda f: f.cancelled() or f.exception())
+    out = _answer()
 
-    def check(done: asyncio.Future[Any]) -> None:
-        if out.done():
+    def check(result: Any) -> None:
+        if (result or {}).get("result", {}).get("value") == want:
+            out.set_result(result)
             return
-        if done.cancelled():
-            out.cancel()
-        elif done.exception() is not None:
-            out.set_exception(done.exception())  # type: ignore[arg-type]
-        elif (done.result() or {}).get("result", {}).get("value") != want:
-            details = (done.result() or {}).get("exceptionDetails") or {}
-            out.set_exception(RuntimeError(
-                "the WebSocket check did not run: "
-                + str((details.get("exception") or {}).get("description")
-                      or details.get("text") or done.result())[:200]))
-        else:
-            out.set_result(done.result())
+        details = (result or {}).get("exceptionDetails") or {}
+        out.set_exception(RuntimeError(
+            "the WebSocket check did not run: "
+            + str((details.get("exception") or {}).get("description")
+                  or details.get("text") or result)[:200]))
 
-    fut.add_done_callback(check)
+    fut.add_done_callback(lambda done: _follow(out, done, check))
     return out
 
 
