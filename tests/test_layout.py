@@ -29,8 +29,9 @@ PURE_FOLDERS = (
     "testrun/score",
 )
 # Single modules that pure folders may use: the one Jinja environment reads templates from
-# the package itself, as an import reads code.
-PURE_MODULES = ("ajantik_cdp.html_pages", "ajantik_cdp.versioned_file")
+# the package itself, as an import reads code; the live bar only draws on the console it
+# is handed, as the reports' tables do.
+PURE_MODULES = ("ajantik_cdp.html_pages", "ajantik_cdp.versioned_file", "ajantik_cdp.live_bar")
 # Modules that do I/O, or exist to: networking, processes, threads, signals, files.
 IO_MODULES = frozenset({
     "asyncio", "aiohttp", "websockets", "playwright", "socket", "ssl", "select",

@@ -4,20 +4,11 @@ run's outcome on the ladder next to pass, FAIL or left out."""
 
 from __future__ import annotations
 
-from types import TracebackType
-
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from ajantik_cdp.gauntlet.score.run_outcome import Outcome
 from ajantik_cdp.gauntlet.score.scoring import Scored
+from ajantik_cdp.live_bar import LiveBar
 
 
 def tally(s: Scored) -> str:
@@ -41,28 +32,15 @@ def run_line(s: Scored) -> str:
             f"{steps}{why}{fired}").rstrip()
 
 
-class SuiteProgress:
+class SuiteProgress(LiveBar):
     def __init__(self, total: int, console: Console, *, lines: bool | None = None) -> None:
+        super().__init__("gauntlet", console, lines=lines)
         self.total = total
-        self.console = console
-        self.lines = (not console.is_terminal) if lines is None else lines
         self.counts = {"pass": 0, "fail": 0, "left out": 0}
-        self._bar: Progress | None = None
-        self._task: TaskID | None = None
 
     def __enter__(self) -> SuiteProgress:
-        if not self.lines:
-            self._bar = Progress(TextColumn("[bold]gauntlet"), BarColumn(),
-                                 MofNCompleteColumn(), TextColumn("{task.description}"),
-                                 TimeElapsedColumn(), console=self.console, transient=True)
-            self._bar.__enter__()
-            self._task = self._bar.add_task(self._description(), total=self.total)
+        self._open(self._description(), self.total)
         return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(kind, exc, tb)
 
     def _description(self) -> str:
         c = self.counts

@@ -4,17 +4,7 @@ fault kind at the end."""
 
 from __future__ import annotations
 
-from types import TracebackType
-
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 from rich.text import Text
 
@@ -22,6 +12,7 @@ from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.policy.faults import FaultKind
 from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.judge.verdict_table import VERDICT_STYLE
+from ajantik_cdp.live_bar import LiveBar
 from ajantik_cdp.testrun.plan.run_plan import Plan
 from ajantik_cdp.testrun.report.cells import cell_text
 from ajantik_cdp.testrun.run.runner import RunResult, SkillTestResult
@@ -69,28 +60,15 @@ def run_line(r: RunResult) -> str:
             f"{'; ' + ended if ended else ''} ({r.seconds:.1f}s)")
 
 
-class RunProgress:
+class RunProgress(LiveBar):
     """Implements the runner's Progress: a bar on a terminal, lines otherwise."""
 
     def __init__(self, console: Console, *, lines: bool | None = None) -> None:
-        self.console = console
-        self.lines = (not console.is_terminal) if lines is None else lines
-        self._bar: Progress | None = None
-        self._task: TaskID | None = None
+        super().__init__("test run", console, lines=lines)
 
     def __enter__(self) -> RunProgress:
-        if not self.lines:
-            self._bar = Progress(TextColumn("[bold]test run"), BarColumn(),
-                                 MofNCompleteColumn(), TextColumn("{task.description}"),
-                                 TimeElapsedColumn(), console=self.console, transient=True)
-            self._bar.__enter__()
-            self._task = self._bar.add_task("clean run", total=None)
+        self._open("clean run", None)
         return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(kind, exc, tb)
 
     def pause(self) -> None:
         """Take the live bar off the screen (to print the plan and ask)."""
