@@ -19,6 +19,26 @@ from tests.support.cli import AJANTIK
 pytestmark = pytest.mark.browser
 
 
+def interrupt_when(marker: Path, suite: Path, out: Path, junit: Path, sig: signal.Signals,
+                   wait: float) -> tuple[int, str, str]:
+    """Run the suite, send ``sig`` once ``marker`` exists; its exit code, stdout, stderr."""
+    proc = subprocess.Popen([*AJANTIK, "gauntlet", "run", str(suite), "--out", str(out),
+                             "--junit", str(junit)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + wait
+        while not marker.exists() and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.1)
+        assert marker.exists(), f"{marker.name} never appeared"
+        proc.send_signal(sig)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, stdout, stderr
+
+
 def test_ctrl_c_before_the_first_run_finishes_writes_zero_runs(tmp_path: Path) -> None:
     started = tmp_path / "started"
     agent = tmp_path / "slow.py"
@@ -27,21 +47,8 @@ def test_ctrl_c_before_the_first_run_finishes_writes_zero_runs(tmp_path: Path) -
     suite = write_suite(tmp_path, "slow", variants=["baseline", "phantom_add_to_cart"],
                         command=python_command(agent), workers=1, deadline=60)
     out, junit = tmp_path / "out", tmp_path / "ci" / "suite.xml"
-    proc = subprocess.Popen([*AJANTIK, "gauntlet", "run", str(suite), "--out", str(out),
-                             "--junit", str(junit)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 120
-        while not started.exists() and time.monotonic() < deadline:
-            assert proc.poll() is None, proc.communicate()
-            time.sleep(0.1)
-        assert started.exists(), "the agent never started"
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 130, stdout + stderr
+    code, stdout, stderr = interrupt_when(started, suite, out, junit, signal.SIGINT, 120)
+    assert code == 130, stdout + stderr
     lines = [ln for ln in stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "Traceback" not in stderr, stderr
     assert "interrupted before any run finished" in lines[0]
@@ -83,21 +90,8 @@ def test_sigterm_after_one_run_writes_junit_with_the_rest_not_run(tmp_path: Path
                         command=python_command(agent, str(first), str(second)), workers=1,
                         deadline=60)
     out, junit = tmp_path / "out", tmp_path / "suite.xml"
-    proc = subprocess.Popen([*AJANTIK, "gauntlet", "run", str(suite), "--out", str(out),
-                             "--junit", str(junit)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 180
-        while not second.exists() and time.monotonic() < deadline:
-            assert proc.poll() is None, proc.communicate()
-            time.sleep(0.1)
-        assert second.exists(), "the second run never started"
-        proc.send_signal(signal.SIGTERM)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 130, stdout + stderr
+    code, stdout, stderr = interrupt_when(second, suite, out, junit, signal.SIGTERM, 180)
+    assert code == 130, stdout + stderr
     assert "interrupted after 1 of 2 runs" in stderr and "Traceback" not in stderr, stderr
     finished = json.loads((out / "results.json").read_text())["runs"]
     assert len(finished) == 1
