@@ -32,6 +32,9 @@ MAX_FPS = 30.0
 # measured 1.58x (median wall; CPU 1.17x) with bench/demo_bench.py --film 2 (docs/record.md,
 # "What filming costs").
 FILM_RUNS_BY_DEFAULT = False
+# Whether `ajantik gauntlet run` and `ajantik gauntlet demo` film every run unless given
+# --no-film. MEASURED-FIGURE-PENDING
+FILM_SUITE_RUNS_BY_DEFAULT = False
 
 
 class FilmPolicyError(ValueError):
