@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ajantik_cdp.gauntlet.report.run_films import films_for, run_film
 from ajantik_cdp.gauntlet.run.ray_executor import _write_files
 from ajantik_cdp.gauntlet.run.ray_node import _read_files
+from ajantik_cdp.gauntlet.run.run_films import films_for, run_film
 
 
 def test_a_nodes_film_comes_back_into_the_runs_film_folder(tmp_path: Path) -> None:

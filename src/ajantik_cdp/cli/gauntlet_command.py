@@ -301,7 +301,9 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
     Every run gets a fresh shop run and a fresh browser context set up as its variant
     requires; the agent works under the suite's deadline; the shop's own state is then
     judged against the task. Fault variants put a guard with that fault in front of the
-    browser. The browsers are headless Chromiums on this machine, remote browsers
+    browser. With --film every run is filmed into its folder (by its guard, or by the
+    harness's own camera where there is none) and report.html shows a player per run.
+    The browsers are headless Chromiums on this machine, remote browsers
     (--browser), or Chromiums on the nodes of a Ray cluster (--executor ray); where a
     run ran never changes how it is judged. A run lost with its browser or node is
     infrastructure, run again on another worker (--retries). Exit code 0 when every
@@ -537,7 +539,7 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
 def report_command(results_file: Path, out_file: Path | None) -> int:
     """Write the HTML report again from a results.json (screenshots are read from the
     runs/ folder next to it). A version 1 file is scored again under today's rules."""
-    from ajantik_cdp.gauntlet.report.run_films import films_for
+    from ajantik_cdp.gauntlet.run.run_films import films_for
     from ajantik_cdp.gauntlet.run.suite_session import screenshots_for
 
     name = f"{NAME} report"

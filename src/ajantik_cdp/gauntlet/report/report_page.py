@@ -23,7 +23,6 @@ from ajantik_cdp.gauntlet.report.figures import interval_from, pct, rate_text, s
 from ajantik_cdp.gauntlet.score.classifier import CATEGORIES, RULES
 from ajantik_cdp.gauntlet.score.run_outcome import LADDER, LEFT_OUT
 from ajantik_cdp.html_pages import render_page_template
-from ajantik_cdp.player.view import FilmView
 
 MAX_STATE_TEXT = 20_000
 PASSES = {"done_right": "yes", "honest_failure": "only where the task cannot be done"}
@@ -118,7 +117,8 @@ def _headline(summary: Mapping[str, Any]) -> str:
 
 
 def page_data(data: Mapping[str, Any], screenshots: Mapping[str, bytes],
-              films: Mapping[str, FilmView] | None = None) -> dict[str, Any]:
+              films: Mapping[str, object] | None = None) -> dict[str, Any]:
+    """``films``: each filmed run's player (``player.view.FilmView``), by run id."""
     summary = data["summary"]
     chips = _chips(data)
     runs = []
@@ -151,6 +151,6 @@ def page_data(data: Mapping[str, Any], screenshots: Mapping[str, bytes],
 
 
 def render_report(data: Mapping[str, Any], screenshots: Mapping[str, bytes],
-                  films: Mapping[str, FilmView] | None = None) -> str:
+                  films: Mapping[str, object] | None = None) -> str:
     return render_page_template("gauntlet/report/templates/report.html.j2",
                                 **page_data(data, screenshots, films))

@@ -33,12 +33,12 @@ from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.gauntlet.evidence.run_data import RunResult, RunSpec
 from ajantik_cdp.gauntlet.report.report_page import render_report
-from ajantik_cdp.gauntlet.report.run_films import films_for
 from ajantik_cdp.gauntlet.run.endpoint_scrubbing import scrubbed_logging
 from ajantik_cdp.gauntlet.run.executor import Executor, ShopAccess
 from ajantik_cdp.gauntlet.run.local_executor import LocalExecutor
 from ajantik_cdp.gauntlet.run.placement import DEFAULT_RETRIES, Placement
 from ajantik_cdp.gauntlet.run.resume import Resumed
+from ajantik_cdp.gauntlet.run.run_films import films_for
 from ajantik_cdp.gauntlet.score.results_file import RunContext, encode_results, results_data
 from ajantik_cdp.gauntlet.score.scoring import Scored, score
 from ajantik_cdp.gauntlet.score.suite_summary import Summary, summarise_suite

@@ -1,4 +1,5 @@
-"""Each run's player for the suite's report, from the film in its folder.
+"""Each run's player for the suite's report (``gauntlet/report``, which reads no files),
+from the film in the run's folder.
 
 A fault variant's run is filmed by its guard (the frames are listed in the guard's
 record, beside its requests and faults); any other run by the harness's own camera (the
