@@ -1,7 +1,7 @@
 """What a perturbation suite costs: throughput, and the harness's own share of each run.
 
     python bench/bench_gauntlet.py [--workers 2,4] [--rounds 1] [--preset reference]
-        [--executor local,ray] [--ray-address ADDR]
+        [--executor local,ray] [--ray-address ADDR] [--film FPS]
 
 Runs the demo suite (15 variants x 2 repetitions, the reference agent) once per worker
 count and round, alternating the order so both see the same load, and prints medians
@@ -22,6 +22,11 @@ the cluster at ``--ray-address``), one column per executor and worker count, so 
 Ray are compared on the same worker count. Ray's start-up counts in its wall time; its
 own processes are not this process's children, so their CPU time is not in "suite CPU
 time" for Ray (it is for local).
+
+``--film FPS`` adds, beside each column, the same suite with every run filmed at FPS
+frames a second (``ajantik gauntlet run --film``), and prints how far filming moved the
+throughput: film is on by default in suite runs only if it moves runs per minute by at
+most 10% (``FILM_SUITE_RUNS_BY_DEFAULT`` in core/guard/film.py).
 
 The issue's target: the demo suite in under 90 s on two cores. Nothing here asserts it.
 """
@@ -53,14 +58,20 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-async def one(workers: int, preset: str, placement: Placement | None = None
-              ) -> dict[str, float]:
+def count_frames(out_dir: Path) -> int:
+    return sum(1 for _ in out_dir.glob("runs/*/film/*.jpg"))
+
+
+async def one(workers: int, preset: str, placement: Placement | None = None,
+              film_fps: float | None = None) -> dict[str, float]:
     suite = demo_suite(preset)
     with tempfile.TemporaryDirectory(prefix="ajantik-gauntlet-bench-") as tmp:
         load = os.getloadavg()[0]
         cpu0, t0 = cpu_seconds(), time.monotonic()
-        outcome = await run_session(suite, Path(tmp), workers=workers, placement=placement)
+        outcome = await run_session(suite, Path(tmp), workers=workers, placement=placement,
+                                    film_fps=film_fps)
         wall, cpu = time.monotonic() - t0, cpu_seconds() - cpu0
+        frames = await asyncio.to_thread(count_frames, Path(tmp))
     timings = [s.result.timings for s in outcome.runs]
     return {
         "wall": wall, "cpu": cpu, "load": load, "runs": len(outcome.runs),
@@ -72,28 +83,37 @@ async def one(workers: int, preset: str, placement: Placement | None = None
         "harness_share": sum(t.harness for t in timings) / sum(t.total for t in timings),
         "left_out": outcome.summary.overall.left_out,
         "passes": outcome.summary.overall.passes,
+        "frames": frames,
     }
 
 
 async def run(workers: tuple[int, ...] = (2, 4), rounds: int = 1,
               preset: str = "reference", executors: tuple[str, ...] = ("local",),
-              ray_address: str | None = None) -> dict[str, Any]:
+              ray_address: str | None = None, film: float | None = None) -> dict[str, Any]:
     logging.getLogger("ajantik").setLevel(logging.ERROR)  # the guards' fault lines
-    columns = [(e, w) for w in workers for e in executors]
+    films: tuple[float | None, ...] = (None,) if film is None else (None, film)
+    columns = [(e, w, f) for w in workers for e in executors for f in films]
     samples: dict[str, list[dict[str, float]]] = {column_label(*c): [] for c in columns}
     for r in range(rounds):
         order = columns if r % 2 == 0 else list(reversed(columns))
-        for executor, w in order:
+        for executor, w, fps in order:
             placement = Placement(executor=executor,
                                   ray_address=ray_address if executor == "ray" else None)
-            samples[column_label(executor, w)].append(await one(w, preset, placement))
+            samples[column_label(executor, w, fps)].append(
+                await one(w, preset, placement, fps))
     medians = {w: {k: statistics.median(s[k] for s in runs) for k in runs[0]}
                for w, runs in samples.items()}
-    return {"preset": preset, "rounds": rounds, "cpus": os.cpu_count(), "medians": medians}
+    moves = {column_label(e, w, film): (medians[column_label(e, w, film)]["runs_per_min"]
+                                        / medians[column_label(e, w, None)]["runs_per_min"]
+                                        - 1)
+             for e, w, f in columns if film is not None and f is not None}
+    return {"preset": preset, "rounds": rounds, "cpus": os.cpu_count(), "medians": medians,
+            "film_moves": moves}
 
 
-def column_label(executor: str, workers: int) -> str:
-    return f"{workers} workers" if executor == "local" else f"ray, {workers} w."
+def column_label(executor: str, workers: int, film: float | None = None) -> str:
+    label = f"{workers} workers" if executor == "local" else f"ray, {workers} w."
+    return label if film is None else f"{label}, film {film:g}"
 
 
 ROWS = (
@@ -106,6 +126,7 @@ ROWS = (
     ("  of which evaluation and teardown (s)", "evaluate", "{:.2f}"),
     ("harness share of run time", "harness_share", "{:.0%}"),
     ("runs (passes / left out)", "runs", "{:.0f}"),
+    ("film frames written", "frames", "{:.0f}"),
     ("load average before the suite", "load", "{:.1f}"),
 )
 
@@ -115,18 +136,22 @@ def report(result: dict[str, Any]) -> str:
     workers = list(med)
     lines = [f"bench_gauntlet: the demo suite ({result['preset']} preset, 15 variants x 2), "
              f"median of {result['rounds']} round(s), {result['cpus']} CPUs",
-             f"{'':42}" + "".join(f"{w:>12}" for w in workers)]
+             f"{'':42}" + "".join(f"{w:>20}" for w in workers)]
     for label, key, fmt in ROWS:
         cells = []
         for w in workers:
             text = fmt.format(med[w][key])
             if key == "runs":
                 text += f" ({med[w]['passes']:.0f}/{med[w]['left_out']:.0f})"
-            cells.append(f"{text:>12}")
+            cells.append(f"{text:>20}")
         lines.append(f"{label:42}" + "".join(cells))
     verdicts = ", ".join(f"{w} {'ok' if med[w]['wall'] <= TARGET_SECONDS else 'OVER'}"
                          for w in workers)
     lines.append(f"target: the demo suite under {TARGET_SECONDS:.0f} s on two cores: {verdicts}")
+    for label, move in result.get("film_moves", {}).items():
+        lines.append(f"film: {label} moves runs per minute by {move:+.1%} against no film "
+                     f"(on by default only within 10%: "
+                     f"{'within' if abs(move) <= 0.10 else 'OVER'})")
     return "\n".join(lines)
 
 
@@ -139,11 +164,13 @@ def main() -> None:
                         help="executors to compare, e.g. local,ray (Ray: the ray extra)")
     parser.add_argument("--ray-address", default=None,
                         help="a Ray cluster to join [default: a Ray instance of its own]")
+    parser.add_argument("--film", type=float, default=None, metavar="FPS",
+                        help="also run each column filmed at FPS frames a second")
     args = parser.parse_args()
     workers = tuple(int(w) for w in args.workers.split(","))
     executors = tuple(args.executor.split(","))
     print(report(asyncio.run(run(workers, args.rounds, args.preset, executors,
-                                 args.ray_address))))
+                                 args.ray_address, args.film))))
     sys.stdout.flush()
 
 

@@ -24,6 +24,7 @@ from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.gauntlet.run.placement import Placement
 from ajantik_cdp.gauntlet.run.suite_loading import load_suite
 from ajantik_cdp.gauntlet.run.suite_session import SessionOutcome, run_session
+from ajantik_cdp.record.reader import load_record
 from tests.gauntlet.suites import CUSTOM_AGENT, python_command, write_suite
 from tests.support.cli import AJANTIK
 from tests.support.ray_cluster import (
@@ -125,7 +126,7 @@ async def test_a_suite_spread_over_two_nodes_is_judged_as_locally(
                                     "phantom_add_to_cart"], preset="reference", workers=2))
     placement = Placement(executor="ray", ray_address=cluster.address)
     on_ray = await run_session(suite, tmp_path / "ray", workers=2, placement=placement,
-                               suite_run="same-suite-run")
+                               suite_run="same-suite-run", film_fps=2)
     assert listening(cluster.pids()) <= LOOPBACK, "Ray listened beyond loopback"
     local = await run_session(suite, tmp_path / "local", workers=1, chromes=[chrome],
                               suite_run="same-suite-run")
@@ -141,6 +142,10 @@ async def test_a_suite_spread_over_two_nodes_is_judged_as_locally(
     for s in on_ray.runs:
         folder = tmp_path / "ray" / "runs" / s.result.run_id
         assert (folder / "end.png").is_file() and s.result.screenshot == "end.png"
+        # The film too: its frames, listed by the guard's record or the harness's.
+        listed = load_record(folder / ("record.jsonl" if s.result.variant ==
+                                       "phantom_add_to_cart" else "film.jsonl")).frames
+        assert listed and all((folder / "film" / f.file).is_file() for f in listed)
     fault = next(s for s in on_ray.runs if s.result.variant == "phantom_add_to_cart")
     assert fault.result.record is not None and fault.result.record.faulted == 1
     assert (tmp_path / "ray" / "results.json").is_file()

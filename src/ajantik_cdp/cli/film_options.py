@@ -1,5 +1,7 @@
-"""`--film/--no-film` and `--film-fps` for the commands that run many guards
-(`ajantik test run`, `ajantik demo`): each run's guard films into the run's folder."""
+"""`--film/--no-film` and `--film-fps` for the commands that run many runs: each run is
+filmed into its folder, and the run's pages show a player. `ajantik test run` and
+`ajantik demo` film with each run's guard; `ajantik gauntlet run` and `demo` with the
+guard of a fault variant's run and with the harness's own camera in every other run."""
 
 from __future__ import annotations
 
@@ -8,21 +10,43 @@ from typing import TypeVar
 
 import click
 
-from ajantik_cdp.core.guard.film import DEFAULT_FPS, FILM_RUNS_BY_DEFAULT, MAX_FPS, FilmPolicy
+from ajantik_cdp.core.guard.film import (
+    DEFAULT_FPS,
+    FILM_RUNS_BY_DEFAULT,
+    FILM_SUITE_RUNS_BY_DEFAULT,
+    MAX_FPS,
+    FilmPolicy,
+)
 
 F = TypeVar("F", bound=Callable[..., object])
 
+GUARD_FILMS = ("Film every run: its guard keeps the pages' frames in the run's folder "
+               "(film/), and the run's pages show a player. Pages at a `redact` URL are "
+               "never filmed.")
+SUITE_FILMS = ("Film every run into its folder (runs/<id>/film/): a fault variant's guard "
+               "films, any other run the harness's own camera; report.html shows a player "
+               "per run.")
 
-def film_options(fn: F) -> F:
-    fn = click.option("--film-fps", default=DEFAULT_FPS, show_default=True, metavar="N",
-                      type=click.FloatRange(0, MAX_FPS, min_open=True),
-                      help="Most screencast frames kept per second and page when filming.")(fn)
-    return click.option("--film/--no-film", "film", default=FILM_RUNS_BY_DEFAULT,
-                        show_default=True,
-                        help="Film every run: its guard keeps the pages' frames in the "
-                        "run's folder (film/), and the run's pages show a player. "
-                        "Pages at a `redact` URL are never filmed.")(fn)
+
+def _options(default: bool, what: str) -> Callable[[F], F]:
+    def decorate(fn: F) -> F:
+        fn = click.option("--film-fps", default=DEFAULT_FPS, show_default=True, metavar="N",
+                          type=click.FloatRange(0, MAX_FPS, min_open=True),
+                          help="Most screencast frames kept per second and page when "
+                          "filming.")(fn)
+        return click.option("--film/--no-film", "film", default=default, show_default=True,
+                            help=what)(fn)
+    return decorate
+
+
+film_options = _options(FILM_RUNS_BY_DEFAULT, GUARD_FILMS)
+suite_film_options = _options(FILM_SUITE_RUNS_BY_DEFAULT, SUITE_FILMS)
 
 
 def film_policy(film: bool, fps: float) -> FilmPolicy | None:
     return FilmPolicy(fps=fps) if film else None
+
+
+def film_rate(film: bool, fps: float) -> float | None:
+    """The frame rate a suite's runs are filmed at, or None for no film."""
+    return fps if film else None

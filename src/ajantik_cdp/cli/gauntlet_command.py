@@ -22,6 +22,7 @@ from ajantik_cdp.ci.gauntlet_outputs import gauntlet_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
 from ajantik_cdp.cli.env_options import from_environment
 from ajantik_cdp.cli.errors import CommandFailed
+from ajantik_cdp.cli.film_options import film_rate, suite_film_options
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.core.errors import (
     EXIT_BAD_INPUT,
@@ -123,7 +124,8 @@ def _where(placement: Placement, count: int) -> str:
 def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
             shop: ShopAccess | None = None, *, quiet: bool = False,
             placement: Placement | None = None, resume: Resumed | None = None,
-            junit_path: Path | None = None) -> SessionOutcome:
+            junit_path: Path | None = None, film_fps: float | None = None
+            ) -> SessionOutcome:
     """Run a suite with progress on the terminal; the errors a person can cause become
     one line (with every remote browser's endpoint scrubbed from it). The CI outputs
     (``--junit``, GitHub's annotations and step summary) follow the results file."""
@@ -161,7 +163,7 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
         with progress:
             outcome = asyncio.run(_stoppable(run_session(
                 suite, out_dir, workers=count, on_done=done, shop=shop,
-                placement=placement, resume=resume)))
+                placement=placement, resume=resume, film_fps=film_fps)))
     except asyncio.CancelledError:
         _publish_interrupted(command, suite, finished, junit_path)
         raise CommandFailed(command, _interrupted(out_dir, len(finished), suite.run_count),
@@ -246,7 +248,7 @@ def gauntlet_group() -> None:
 OUT = click.option("--out", "out_dir", default="gauntlet-results", show_default=True,
                    type=click.Path(path_type=Path),
                    help="Folder for results.json, report.html and each run's screenshot, "
-                   "record and agent output. A folder from an earlier gauntlet is replaced; "
+                   "record, film and agent output. A folder from an earlier gauntlet is replaced; "
                    "any other non-empty folder is refused.")
 WORKERS = click.option("--workers", type=click.IntRange(1, 16), default=None,
                        help="Runs at a time, each on a headless Chromium of its own "
@@ -286,19 +288,22 @@ JUNIT = junit_option("one testcase per run and per threshold (<failure> for a ru
               help="Carry on an interrupted suite in its folder OUT: the runs in "
               "OUT/results.json are kept, the rest (and any lost to infrastructure) run, "
               "the summary covers all. A suite file changed since is refused.")
+@suite_film_options
 @JUNIT
 @VERBOSE
 def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
                          shop_url: str | None, executor: str | None, ray_address: str | None,
                          shop_host: str | None, browser_urls: tuple[str, ...],
-                         retries: int | None, resume_dir: Path | None,
-                         junit_path: Path | None, verbose: bool) -> int:
+                         retries: int | None, resume_dir: Path | None, film: bool,
+                         film_fps: float, junit_path: Path | None, verbose: bool) -> int:
     """Run the suite in SUITE_FILE (YAML, version 1; see docs/gauntlet.md).
 
     Every run gets a fresh shop run and a fresh browser context set up as its variant
     requires; the agent works under the suite's deadline; the shop's own state is then
     judged against the task. Fault variants put a guard with that fault in front of the
-    browser. The browsers are headless Chromiums on this machine, remote browsers
+    browser. With --film every run is filmed into its folder (by its guard, or by the
+    harness's own camera where there is none) and report.html shows a player per run.
+    The browsers are headless Chromiums on this machine, remote browsers
     (--browser), or Chromiums on the nodes of a Ray cluster (--executor ray); where a
     run ran never changes how it is judged. A run lost with its browser or node is
     infrastructure, run again on another worker (--retries). Exit code 0 when every
@@ -334,7 +339,8 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
     elif not placement.browsers:
         find_chrome()  # before anything is written: a missing browser is the usual failure
     return execute(name, suite, out_dir, workers, shop, placement=placement,
-                   resume=resume, junit_path=junit_path).summary.exit_code
+                   resume=resume, junit_path=junit_path,
+                   film_fps=film_rate(film, film_fps)).summary.exit_code
 
 
 @gauntlet_group.command("demo")
@@ -345,10 +351,12 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
 @click.option("--repetitions", type=click.IntRange(1, 20), default=2, show_default=True)
 @click.option("--print-suite", is_flag=True,
               help="Print the demo's suite file (a starting point for yours) and exit.")
+@suite_film_options
 @JUNIT
 @VERBOSE
 def gauntlet_demo_command(out_dir: Path, workers: int | None, preset: str, repetitions: int,
-                 print_suite: bool, junit_path: Path | None, verbose: bool) -> int:
+                 print_suite: bool, film: bool, film_fps: float, junit_path: Path | None,
+                 verbose: bool) -> int:
     """The bundled suite: the reference agent over all 15 variants (11 UI, 4 write
     faults), twice each, against the 0.9 reliability threshold. No network, no API key.
 
@@ -366,7 +374,7 @@ def gauntlet_demo_command(out_dir: Path, workers: int | None, preset: str, repet
     find_chrome()  # before anything is written: a missing browser is the usual failure
     suite = demo_suite(preset, repetitions)
     return execute(name, suite, out_dir, workers or DEFAULT_WORKERS,
-                   junit_path=junit_path).summary.exit_code
+                   junit_path=junit_path, film_fps=film_rate(film, film_fps)).summary.exit_code
 
 
 @gauntlet_group.command("compare")
@@ -531,6 +539,7 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
 def report_command(results_file: Path, out_file: Path | None) -> int:
     """Write the HTML report again from a results.json (screenshots are read from the
     runs/ folder next to it). A version 1 file is scored again under today's rules."""
+    from ajantik_cdp.gauntlet.run.run_films import films_for
     from ajantik_cdp.gauntlet.run.suite_session import screenshots_for
 
     name = f"{NAME} report"
@@ -544,7 +553,8 @@ def report_command(results_file: Path, out_file: Path | None) -> int:
         click.echo(f"note: {note}")
     data = loaded.data
     target = make_parent(out_file or results_file.with_name("report.html"), "--out")
-    page = render_report(data, screenshots_for(results_file.parent, data))
+    page = render_report(data, screenshots_for(results_file.parent, data),
+                         films_for(results_file.parent, data, target.parent))
     try:
         target.write_text(page, encoding="utf-8")
     except OSError as exc:

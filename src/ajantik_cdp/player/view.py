@@ -48,6 +48,7 @@ class FilmView:
     frames: tuple[Frame, ...]
     entries: tuple[Entry, ...]
     notes: tuple[str, ...] = ()
+    heading: str = "What the guard filmed"
 
 
 def clock(time: str) -> str:

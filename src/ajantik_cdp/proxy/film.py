@@ -44,6 +44,16 @@ class FilmSettings:
     folder: Path
     policy: FilmPolicy = field(default_factory=FilmPolicy)
 
+    def start_data(self, record: Path) -> dict[str, Any]:
+        """The record's start-line ``film`` field: the folder as readers find it
+        (relative to the record's folder when it is inside it, so the two can be moved
+        together, else absolute) and the policy."""
+        try:
+            folder = str(self.folder.resolve().relative_to(record.resolve().parent))
+        except ValueError:
+            folder = str(self.folder.resolve())
+        return {"dir": folder, **self.policy.as_data()}
+
 
 def prepare_folder(folder: Path) -> Path | None:
     """Create the film's folder (mode 0700: frames can show what a person saw). An earlier

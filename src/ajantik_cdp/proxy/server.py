@@ -296,19 +296,9 @@ def _open_record(options: GuardOptions, upstream: Upstream) -> RecordWriter | No
         protocol_version=str(upstream.version.get("Protocol-Version", "")),
         config_sha256=options.config.sha256,
         fault=options.fault.as_data() if options.fault else None,
-        film=None if film is None else {"dir": _film_dir(film.folder, path),
-                                        **film.policy.as_data()},
+        film=None if film is None else film.start_data(path),
     ))
     return writer
-
-
-def _film_dir(folder: Path, record: Path) -> str:
-    """The film's folder as readers find it: relative to the record's folder when it is
-    inside it (the two can then be moved together), else absolute."""
-    try:
-        return str(folder.resolve().relative_to(record.resolve().parent))
-    except ValueError:
-        return str(folder.resolve())
 
 
 def _camera(options: GuardOptions, guardian: Guardian, reports: Reports,

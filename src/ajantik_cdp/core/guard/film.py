@@ -32,6 +32,12 @@ MAX_FPS = 30.0
 # measured 1.58x (median wall; CPU 1.17x) with bench/demo_bench.py --film 2 (docs/record.md,
 # "What filming costs").
 FILM_RUNS_BY_DEFAULT = False
+# Whether `ajantik gauntlet run` and `ajantik gauntlet demo` film every run unless given
+# --no-film. Off: the issue allows filming to move a suite's runs per minute by at most
+# 10%, and with the demo's 4 workers it moved them by -13.8% (42.2 -> 36.4 runs/min, load
+# average 8) and -10.2% (load 14); with 2 workers +1.2% (median of 3 rounds each,
+# bench/bench_gauntlet.py --workers 4 --rounds 3 --film 2; docs/gauntlet.md, "Film").
+FILM_SUITE_RUNS_BY_DEFAULT = False
 
 
 class FilmPolicyError(ValueError):

@@ -26,6 +26,9 @@ class RunSpec:
     task_text: str
     deadline: float  # seconds the agent gets
     artifacts: str  # folder for this run's screenshot, record and agent output
+    # Film the run at this many frames a second (its guard's camera in a fault variant,
+    # the harness's otherwise); None: no film.
+    film_fps: float | None = None
 
 
 @dataclass(frozen=True)

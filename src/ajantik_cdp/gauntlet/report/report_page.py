@@ -1,12 +1,15 @@
-"""The suite's HTML report: one self-contained file, built from the results data.
+"""The suite's HTML report: one file, built from the results data.
 
 Inline CSS, a few lines of inline script, screenshots as inline PNGs; no font, no image
 and no script from anywhere else, so the page opens offline and can be attached to a
-ticket. It leads with how often the shop was done right, then the rate matrix
-(reliability and silent failure rate side by side, each with its interval), the
-outcomes on the ladder, the failure categories and every run, each one clickable down
-to its steps, its claim, the state diff, the shop's action log and its end-of-run
-screenshot.
+ticket. A filmed suite's runs each have a player whose frames are linked from
+``runs/<run id>/film/`` beside the page (embedded, thirty runs of frames would make it
+too big to open): the page shows them while it stays beside its ``runs/`` folder.
+
+It leads with how often the shop was done right, then the rate matrix (reliability and
+silent failure rate side by side, each with its interval), the outcomes on the ladder,
+the failure categories and every run, each one clickable down to its steps, its claim,
+the state diff, the shop's action log and its end-of-run screenshot.
 """
 
 from __future__ import annotations
@@ -113,7 +116,9 @@ def _headline(summary: Mapping[str, Any]) -> str:
             f"({pct(done.estimate if done else None)}, interval {span(done)}).")
 
 
-def page_data(data: Mapping[str, Any], screenshots: Mapping[str, bytes]) -> dict[str, Any]:
+def page_data(data: Mapping[str, Any], screenshots: Mapping[str, bytes],
+              films: Mapping[str, object] | None = None) -> dict[str, Any]:
+    """``films``: each filmed run's player (``player.view.FilmView``), by run id."""
     summary = data["summary"]
     chips = _chips(data)
     runs = []
@@ -125,6 +130,7 @@ def page_data(data: Mapping[str, Any], screenshots: Mapping[str, bytes]) -> dict
             "actions": (ev.get("state") or {}).get("actions", []),
             "state_json": _state_json(ev.get("state")),
             "screenshot": base64.b64encode(png).decode() if png else None,
+            "film": (films or {}).get(run["run_id"]),
         })
     variants = [{**v, "fig": _figures(v), "chips": chips.get(v["variant"], []),
                  "pass_k_last": list(v["pass_k"].values())[-1] if v["pass_k"] else None}
@@ -140,9 +146,11 @@ def page_data(data: Mapping[str, Any], screenshots: Mapping[str, bytes]) -> dict
         "rule_order": [r.name for r in RULES],
         "failed": [t for t in summary["thresholds"] if not t["met"]],
         "pct": pct, "show": _show, "k": data["suite"]["repetitions"],
+        "filmed": any(r["film"] is not None for r in runs),
     }
 
 
-def render_report(data: Mapping[str, Any], screenshots: Mapping[str, bytes]) -> str:
+def render_report(data: Mapping[str, Any], screenshots: Mapping[str, bytes],
+                  films: Mapping[str, object] | None = None) -> str:
     return render_page_template("gauntlet/report/templates/report.html.j2",
-                                **page_data(data, screenshots))
+                                **page_data(data, screenshots, films))

@@ -6,7 +6,8 @@ settled state, its deletion) needs the evaluator's secret and stays with the sui
 or on a Ray node:
 
     begin:  the lane's browser (a new one if it died) ─▶ [guard with the variant's fault]
-            ─▶ fresh context set up as the variant requires, on the start URL ─▶ the
+            [film: the guard's camera, else one on a session of the lane's own] ─▶
+            fresh context set up as the variant requires, on the start URL ─▶ the
             agent, under its deadline, stopped at once if the browser dies
     end:    the page as the agent left it, an end-of-run screenshot ─▶ teardown
 
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ajantik_cdp.browser.pool import BrowserPool
+from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.core.policy.config import parse_config
 from ajantik_cdp.core.policy.faults import parse_fault
 from ajantik_cdp.gauntlet.evidence.claim_line import no_claim
@@ -39,11 +41,14 @@ from ajantik_cdp.gauntlet.evidence.run_data import (
     PageFacts,
     RunSpec,
 )
+from ajantik_cdp.gauntlet.evidence.run_files import FILM, FILM_RECORD, RECORD
 from ajantik_cdp.gauntlet.reference.reference_agent import ReferenceAgent
 from ajantik_cdp.gauntlet.run.command_agent import agent_env, run_command_agent
 from ajantik_cdp.gauntlet.run.failures import Infra, failing_as, first_line, quietly
 from ajantik_cdp.gauntlet.suite.suite_file import CommandAgentSpec, ReferenceAgentSpec
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS
+from ajantik_cdp.proxy.film import FilmSettings
+from ajantik_cdp.proxy.film_session import filming
 from ajantik_cdp.proxy.running import running_guard
 from ajantik_cdp.proxy.server import GuardOptions
 from ajantik_shop import new_context, new_page, setup_from_data
@@ -55,7 +60,6 @@ SETUP_TIMEOUT = 60.0  # seconds for the guard, the context and the first page lo
 # waited that out for one target and then started fine still failed its run's setup)
 WATCH_INTERVAL = 0.25  # seconds between checks that the lane's browser is alive
 SCREENSHOT = "end.png"
-RECORD = "record.jsonl"
 CLOSED_BY_AGENT = ("the agent closed the browser (Chromium exited with code 0 in its "
                    "turn); scored from the shop's state")
 CLOSE_WAIT = 15.0  # seconds Chromium may take to exit after Browser.close, under load
@@ -261,17 +265,27 @@ class Lane:
                         else "Chromium did not start"):
             cdp_url = await self._ensure_browser()
         live.start_url = shop_run.start_url
+        film = (FilmSettings(live.folder / FILM, FilmPolicy(fps=spec.film_fps))
+                if spec.film_fps is not None else None)
+        config = parse_config({})
         async with asyncio.timeout(SETUP_TIMEOUT):
             with failing_as(self._connect_failure, "could not connect to the browser"):
                 if fault is not None:
                     guard = contextlib.AsyncExitStack()
                     stack.push_async_callback(quietly, guard.aclose)
                     running = await guard.enter_async_context(running_guard(GuardOptions(
-                        upstream=cdp_url, config=parse_config({}), port=0,
+                        upstream=cdp_url, config=config, port=0,
                         record_path=live.folder / RECORD, install_signal_handlers=False,
-                        fault=parse_fault(fault.fault_text(shop_run.token), fault.at)),
-                        "gauntlet run finished"))
+                        fault=parse_fault(fault.fault_text(shop_run.token), fault.at),
+                        film=film), "gauntlet run finished"))
                     cdp_url = running.url
+                elif film is not None:
+                    # No guard to film with: the same camera on a session of the
+                    # harness's own, closed after the context (its last frames kept).
+                    camera = contextlib.AsyncExitStack()
+                    stack.push_async_callback(quietly, camera.aclose)
+                    await camera.enter_async_context(filming(
+                        cdp_url, live.folder / FILM_RECORD, film, config))
                 browser = await self.playwright.chromium.connect_over_cdp(cdp_url)
             if self.browsers.remote:
                 # A remote browser has no process to watch: a drop of this connection

@@ -33,6 +33,7 @@ from typing import Any
 from ajantik_cdp.core.errors import AjantikError
 from ajantik_cdp.gauntlet.evidence.claim_line import no_claim
 from ajantik_cdp.gauntlet.evidence.run_data import AgentOutcome, InfraError, RunResult, RunSpec
+from ajantik_cdp.gauntlet.evidence.run_files import FILM
 from ajantik_cdp.gauntlet.run.executor import ExecutorStartError, ShopAccess, infra_result
 from ajantik_cdp.gauntlet.run.failures import first_line
 from ajantik_cdp.gauntlet.run.idle_workers import IdleWorkers, NoWorkerLeft
@@ -213,8 +214,13 @@ class _RayWorker:
 def _write_files(folder: Path, files: tuple[tuple[str, bytes], ...]) -> None:
     made_folder(folder)
     for name, data in files:
-        if "/" in name or name.startswith("."):  # names come from the node: stay inside
+        parts = name.split("/")
+        # Names come from the node: stay inside, a file of the run or a frame of its film.
+        if any(not p or p.startswith(".") for p in parts) or len(parts) > 2 or \
+                (len(parts) == 2 and parts[0] != FILM):
             continue
+        if len(parts) == 2:
+            (folder / FILM).mkdir(mode=0o700, exist_ok=True)
         (folder / name).write_bytes(data)
 
 

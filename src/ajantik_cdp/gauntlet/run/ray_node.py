@@ -30,6 +30,7 @@ from typing import Any
 from ajantik_cdp.browser.pool import BrowserPool, end_leftovers
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.gauntlet.evidence.run_data import RunSpec
+from ajantik_cdp.gauntlet.evidence.run_files import FILM
 from ajantik_cdp.gauntlet.run.lane import AgentPhase, EndPhase, Lane, ShopRun
 
 MAX_SHIPPED = 32 << 20  # bytes of one file brought back; a longer one keeps its end
@@ -41,18 +42,23 @@ def _agent_base_env() -> dict[str, str]:
 
 
 def _read_files(folder: Path) -> tuple[tuple[tuple[str, bytes], ...], list[str]]:
+    """The run's files, and its film's frames as ``film/<name>``."""
     files: list[tuple[str, bytes]] = []
     notes: list[str] = []
-    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+    film = folder / FILM
+    paths = sorted(folder.iterdir()) if folder.is_dir() else []
+    paths += sorted(film.iterdir()) if film.is_dir() else []
+    for path in paths:
         if not path.is_file():
             continue
+        name = path.relative_to(folder).as_posix()
         size = path.stat().st_size
         with path.open("rb") as f:
             if size > MAX_SHIPPED:
                 f.seek(size - MAX_SHIPPED)
-                notes.append(f"{path.name}: only its last {MAX_SHIPPED >> 20} MiB came back "
+                notes.append(f"{name}: only its last {MAX_SHIPPED >> 20} MiB came back "
                              f"from the node ({size} bytes in all)")
-            files.append((path.name, f.read()))
+            files.append((name, f.read()))
     return tuple(files), notes
 
 

@@ -31,8 +31,9 @@ from ajantik_cdp.gauntlet.evidence.run_data import (
     RunSpec,
     Timings,
 )
+from ajantik_cdp.gauntlet.evidence.run_files import RECORD
 from ajantik_cdp.gauntlet.run.failures import Infra, failing_as, quietly
-from ajantik_cdp.gauntlet.run.lane import RECORD, AgentPhase, EndPhase, ShopRun
+from ajantik_cdp.gauntlet.run.lane import AgentPhase, EndPhase, ShopRun
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, shop_variant
 from ajantik_cdp.record.reader import MissingRecord, RecordReadError, load_record
 from ajantik_shop import ShopHarness

@@ -38,6 +38,7 @@ from ajantik_cdp.gauntlet.run.executor import Executor, ShopAccess
 from ajantik_cdp.gauntlet.run.local_executor import LocalExecutor
 from ajantik_cdp.gauntlet.run.placement import DEFAULT_RETRIES, Placement
 from ajantik_cdp.gauntlet.run.resume import Resumed
+from ajantik_cdp.gauntlet.run.run_films import films_for
 from ajantik_cdp.gauntlet.score.results_file import RunContext, encode_results, results_data
 from ajantik_cdp.gauntlet.score.scoring import Scored, score
 from ajantik_cdp.gauntlet.score.suite_summary import Summary, summarise_suite
@@ -61,13 +62,15 @@ def suite_run_id(name: str, when: datetime | None = None) -> str:
     return f"{slug}-{stamp}-{secrets.token_hex(3)}"
 
 
-def plan_runs(suite: Suite, suite_run: str, out_dir: Path) -> list[RunSpec]:
-    """Every run of the suite, in the order they are handed out (slowest first)."""
+def plan_runs(suite: Suite, suite_run: str, out_dir: Path,
+              film_fps: float | None = None) -> list[RunSpec]:
+    """Every run of the suite, in the order they are handed out (slowest first); each
+    filmed at ``film_fps`` unless it is None."""
     specs = [
         RunSpec(run_id=run, suite_run=suite_run, variant=variant, repetition=rep,
                 agent=suite.agent, task_name=suite.task.name,
                 task_text=suite.task.description, deadline=suite.deadline,
-                artifacts=str(out_dir / "runs" / run))
+                artifacts=str(out_dir / "runs" / run), film_fps=film_fps)
         for variant, rep, run in suite.planned_runs]
     return sorted(specs, key=lambda s: (-COST.get(s.variant, DEFAULT_COST), s.repetition))
 
@@ -197,7 +200,7 @@ def write_outputs(suite: Suite, out_dir: Path, runs: list[Scored], ctx: RunConte
                   ) -> tuple[Summary, dict[str, Any]]:
     summary, data = write_results(suite, out_dir, runs, ctx)
     _write_atomically(out_dir / REPORT, render_report(
-        data, screenshots_for(out_dir, data)).encode("utf-8"))
+        data, screenshots_for(out_dir, data), films_for(out_dir, data)).encode("utf-8"))
     return summary, data
 
 
@@ -229,12 +232,14 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
                       placement: Placement | None = None,
                       suite_run: str | None = None,
                       resume: Resumed | None = None,
+                      film_fps: float | None = None,
                       ) -> SessionOutcome:
     """Run the suite into ``out_dir`` (prepared by the caller). With ``resume``, the runs
     it kept count as they are (scored again from their evidence) and only the others
     run, under the original suite run id. Cancelled (Ctrl-C) part way, the files are
     still written, marked interrupted, for the runs that finished: zero runs included,
-    so a results.json never claims more than happened."""
+    so a results.json never claims more than happened. With ``film_fps`` every run is
+    filmed into its folder and the report shows a player per run."""
     placement = placement or Placement()
     started = datetime.now(UTC)
     t0 = time.monotonic()
@@ -275,7 +280,7 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
                 try:
                     await executor.start()
                     kept = {s.result.run_id for s in runs}
-                    specs = [s for s in plan_runs(suite, suite_run, out_dir)
+                    specs = [s for s in plan_runs(suite, suite_run, out_dir, film_fps)
                              if s.run_id not in kept]
                     for spec in specs:  # what an interrupted session left of them
                         await asyncio.to_thread(_set_aside, Path(spec.artifacts),
