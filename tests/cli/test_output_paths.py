@@ -129,7 +129,6 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.mark.process
 def test_a_guard_that_cannot_reach_chrome_leaves_no_folder(tmp_path: Path) -> None:
     record = tmp_path / "newdir" / "deeper" / "x.jsonl"
     res = run("cdp", "--upstream", f"http://127.0.0.1:{_closed_port()}", "--port",

@@ -330,12 +330,18 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
                             "--shop the shop is already listening", 2)
     _quiet_guards(verbose)
     if placement.executor == "ray":
-        from ajantik_cdp.gauntlet.run.ray_executor import check_reachable, import_ray
+        from ajantik_cdp.gauntlet.run.ray_executor import (
+            check_installed,
+            check_reachable,
+            import_ray,
+        )
 
-        # Before anything is written: is the extra there, does the cluster answer?
-        import_ray(own_instance=placement.ray_address is None)
+        # Before anything is written: is the extra there, does the cluster answer, does
+        # Ray import? In that order: the first two take no time, Ray's import a second.
+        check_installed()
         if placement.ray_address:
             check_reachable(placement.ray_address)
+        import_ray(own_instance=placement.ray_address is None)
     elif not placement.browsers:
         find_chrome()  # before anything is written: a missing browser is the usual failure
     return execute(name, suite, out_dir, workers, shop, placement=placement,

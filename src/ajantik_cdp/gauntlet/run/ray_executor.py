@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import logging
 import os
 import socket
@@ -63,6 +64,13 @@ class RayMissing(AjantikError):
 
 class RayConnectError(AjantikError):
     """A cluster address nothing answers at: what was handed in is wrong (exit 2)."""
+
+
+def check_installed() -> None:
+    """The one-line error naming the extra, found without importing Ray: the import takes
+    a second or more, which a command that refuses its options should not spend."""
+    if importlib.util.find_spec("ray") is None:
+        raise RayMissing(f"--executor ray needs Ray, an optional extra: {EXTRA}")
 
 
 def import_ray(*, own_instance: bool = False) -> ModuleType:
