@@ -17,6 +17,8 @@ from typing import Any
 import aiohttp
 import orjson
 
+from ajantik_cdp.core.guard.event_text import event_method
+
 
 class CdpError(Exception):
     def __init__(self, method: str, error: Any) -> None:
@@ -39,6 +41,9 @@ class CdpConnection:
         self._ws = ws
         # Set by the owner before its first await: events arrive only once the loop runs.
         self.on_event: EventHandler = on_event or (lambda msg: None)
+        # Events no handler on this connection reads, named by the owner: dropped before
+        # the parser (see ``core/guard/event_text.py``).
+        self.unread: frozenset[str] = frozenset()
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[str, asyncio.Future[Any]]] = {}
         self.closed = asyncio.Event()
@@ -52,6 +57,8 @@ class CdpConnection:
                 if frame.type is not aiohttp.WSMsgType.TEXT:
                     if frame.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.ERROR):
                         break
+                    continue
+                if self.unread and event_method(frame.data) in self.unread:
                     continue
                 msg = orjson.loads(frame.data)
                 msg_id = msg.get("id")

@@ -48,6 +48,22 @@ from ajantik_cdp.proxy.websocket_guard import NETWORK_ENABLE, WebSocketGuard
 log = logging.getLogger("ajantik.cdp")
 
 AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}
+# The guard enables Network on documents and workers (WebSocket rules, the service-worker
+# bypass) for what the domain does, not for its events: Chrome sends it several per
+# request (measured: ten per recorded write, 16 KB), which neither the guardian nor the
+# camera reads, so they are dropped unparsed. Network.webSocketCreated is read.
+UNREAD_EVENTS = frozenset({
+    "Network.requestWillBeSent",
+    "Network.requestWillBeSentExtraInfo",
+    "Network.responseReceived",
+    "Network.responseReceivedExtraInfo",
+    "Network.dataReceived",
+    "Network.loadingFinished",
+    "Network.loadingFailed",
+    "Network.requestServedFromCache",
+    "Network.resourceChangedPriority",
+    "Network.policyUpdated",
+})
 INSTALL_TIMEOUT = 30.0
 
 
@@ -69,6 +85,7 @@ class Guardian:
         self._preloading: PreloadLease | None = None  # set once the guard holds it
         self.interceptor = Interceptor(machine, conn, reports, self.spawn)
         conn.on_event = self._on_event
+        conn.unread = UNREAD_EVENTS
 
     # -- lifecycle ----------------------------------------------------------------------
 

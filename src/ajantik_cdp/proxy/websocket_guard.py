@@ -65,9 +65,12 @@ SOCKET_TYPES = DOCUMENT_TYPES | WORKER_TYPES
 AFTER_RELEASE_WORKERS = frozenset({"service_worker"})
 
 # The guard's own Network domain reads no bodies, so Chrome keeps none for it (a buffer
-# per page otherwise). Sent once per session, by the WebSocket rules or by the
-# service-worker bypass, whichever needs it first.
-NETWORK_ENABLE = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
+# per page otherwise), and its requestWillBeSent events carry no request body: measured on
+# Chrome 150, a 1 KB JSON write's event is 1.1 KB with maxPostDataSize 1 and 3.5 KB
+# without (0 means no limit). The guard reads a write's body from its Fetch pause on the
+# browser session, which this does not touch. Sent once per session, by the WebSocket
+# rules or by the service-worker bypass, whichever needs it first.
+NETWORK_ENABLE = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 1}
 
 
 class WebSocketGuard:

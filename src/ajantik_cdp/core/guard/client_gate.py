@@ -42,6 +42,7 @@ from ajantik_cdp.core.guard.cookie_filter import (
     filter_event,
     filter_result,
 )
+from ajantik_cdp.core.guard.event_text import event_method
 from ajantik_cdp.core.guard.targets import CONTAINER_TYPES, TargetState
 from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.core.policy.rules import Decision, RequestFacts, decide
@@ -295,11 +296,8 @@ class ClientGate:
         message of any other shape is parsed, so the test cannot miss one. It keeps large
         messages (screenshots, bodies) off the parser.
         """
-        if text.startswith('{"method":"'):
-            end = text.find('"', 11)
-            if end < 0:
-                return True
-            method = text[11:end]
+        method = event_method(text)
+        if method is not None:
             return method in _GATE_EVENTS or (method in COOKIE_EVENTS
                                               and self._may_carry_cookies(text))
         if text.startswith('{"id":'):
