@@ -23,14 +23,14 @@ from ajantik_cdp.core.record.record_schema import (
     RequestLine,
 )
 
-# Measured by bench/bench_film.py on the project's 2-core machine (see docs/record.md):
-# 2 frames a second keeps the film's cost within the issue's 1.15x of direct.
+# Measured by bench/bench_film.py on the project's 2-core machine (docs/record.md): 2
+# frames a second adds 2% to a page load through the guard, 4 add 14%, 8 add 19%.
 DEFAULT_FPS = 2.0
 MAX_FPS = 30.0
 # Whether `ajantik test run` and `ajantik demo` film every run unless given --no-film.
 # Off: the issue allows filming to move the demo's wall time by at most 10%, and it
-# measured 1.58x (median wall; CPU 1.17x) with bench/demo_bench.py --film 2 (docs/record.md,
-# "What filming costs").
+# measured 1.12x (median wall of 5 rounds; CPU 1.10x) with bench/demo_bench.py --film 2,
+# acks held to the kept rate (docs/record.md, "What filming costs"; 1.58x before).
 FILM_RUNS_BY_DEFAULT = False
 # Whether `ajantik gauntlet run` and `ajantik gauntlet demo` film every run unless given
 # --no-film. Off: the issue allows filming to move a suite's runs per minute by at most
