@@ -17,7 +17,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_guard import Samples, measure, med_ms, start_guard, start_site
+from bench_guard import Samples, guard_process, measure, med_ms, start_site
 
 from ajantik_cdp.browser.launch import start_chrome
 
@@ -40,14 +40,10 @@ async def run(rounds: int = 4, loads: int = 5, evals: int = 200,
             sides += [(filmed[fps], ("--film", str(tmp / f"film{r}-{fps}"), "--film-fps",
                                      str(fps))) for fps in rates]
             for k, (into, extra) in enumerate(sides):
-                proc, port = start_guard(chrome.http_url, tmp / f"rec{r}-{k}.jsonl", config,
-                                         extra)
-                try:
-                    await measure(f"http://127.0.0.1:{port}", site_port, loads, evals, into,
+                with guard_process(chrome.http_url, tmp / f"rec{r}-{k}.jsonl", config,
+                                   extra) as guard:
+                    await measure(guard, site_port, loads, evals, into,
                                   r * 1000 + 100 * (k + 1))
-                finally:
-                    proc.terminate()
-                    proc.wait(10)
     finally:
         await runner.cleanup()
         chrome.close()

@@ -14,12 +14,14 @@ started guard process, so drift on a noisy machine hits both sides alike. Median
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,6 +106,18 @@ def start_guard(upstream: str, record: Path, config: Path,
             return proc, int(m.group(1))
 
 
+@contextlib.contextmanager
+def guard_process(upstream: str, record: Path, config: Path,
+                  extra: tuple[str, ...] = ()) -> Iterator[str]:
+    """A guard in its own process, as a user runs it; yields its base URL."""
+    proc, port = start_guard(upstream, record, config, extra)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 @dataclass
 class Samples:
     load: list[float] = field(default_factory=list)
@@ -177,14 +191,9 @@ async def run(rounds: int = 6, loads: int = 5, evals: int = 300,
         for r in range(rounds):
             await measure(chrome.http_url, site_port, loads, evals, direct, r * 1000)
             await measure_writes(chrome.http_url, site_port, writes, direct)
-            proc, port = start_guard(chrome.http_url, tmp / f"rec{r}.jsonl", config)
-            try:
-                guard = f"http://127.0.0.1:{port}"
+            with guard_process(chrome.http_url, tmp / f"rec{r}.jsonl", config) as guard:
                 await measure(guard, site_port, loads, evals, guarded, r * 1000 + 500)
                 await measure_writes(guard, site_port, writes, guarded)
-            finally:
-                proc.terminate()
-                proc.wait(10)
     finally:
         await runner.cleanup()
         chrome.close()
