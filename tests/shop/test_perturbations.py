@@ -128,12 +128,18 @@ async def test_slow_api_keeps_the_page_waiting_while_the_server_holds_the_write(
     assert shop.state(info.token)["cart"]["items"] == 1
 
 
-RTT = "navigator.connection.rtt"
+# The quickest of three fetches of the page, in ms: an emulated latency delays every one
+# (navigator.connection.rtt shows it on Chromium 156 but stays 100 on 150, so the
+# delay itself is what is measured).
+FETCH_MS = """async () => { let best = Infinity;
+  for (let i = 0; i < 3; i++) { const t0 = performance.now();
+    await fetch(location.href, {cache: 'no-store'});
+    best = Math.min(best, performance.now() - t0); }
+  return best; }"""
 
 
-def near(rtt: int, latency: int) -> bool:
-    # Chrome rounds the reported round-trip time and adds up to 10% noise to it.
-    return abs(rtt - latency) <= latency * 0.1 + 50
+def delayed(ms: float, latency: int) -> bool:
+    return ms >= latency * 0.9
 
 
 async def test_network_delay_sets_the_latency_in_the_browser(shop: ShopServer,
@@ -142,10 +148,9 @@ async def test_network_delay_sets_the_latency_in_the_browser(shop: ShopServer,
     latency = info.environment.browser.latency_ms
     assert latency is not None
     async with opened(cdp_browser, info) as page:
-        # Chrome reports an emulated latency as the connection's round-trip time.
-        assert near(await page.evaluate(RTT), latency)
+        assert delayed(await page.evaluate(FETCH_MS), latency)
     async with opened(cdp_browser, new_run(shop, "baseline")) as page:
-        assert not near(await page.evaluate(RTT), latency)
+        assert not delayed(await page.evaluate(FETCH_MS), latency)
 
 
 LAYOUT = """() => ({width: innerWidth, height: innerHeight, touch: navigator.maxTouchPoints,
@@ -217,7 +222,7 @@ async def test_the_raw_cdp_commands_set_up_the_same_browser(
             await session.send(command.method, command.params)
         await page.goto(info.start_url)
         got = await page.evaluate(LAYOUT)
-        rtt = await page.evaluate(RTT)
+        fetch_ms = await page.evaluate(FETCH_MS)
     finally:
         await context.close()
     assert (got["width"], got["height"]) == (setup.width, setup.height)
@@ -225,4 +230,4 @@ async def test_the_raw_cdp_commands_set_up_the_same_browser(
     assert ("Mobile" in got["ua"]) == setup.is_mobile
     assert got["lang"] == setup.locale and got["tz"] == setup.timezone_id
     if setup.latency_ms is not None:
-        assert near(rtt, setup.latency_ms)
+        assert delayed(fetch_ms, setup.latency_ms)
