@@ -246,9 +246,9 @@ class Camera:
             self._hold(page_id, _Pending(picture, digest))
         else:
             self._drop_pending(page_id)
-        delay = 0.0 if page_id in self._wanted else self.book.ack_delay(page_id,
-                                                                         time.monotonic())
-        self._ack(page_id, session_id, ack, delay)
+        # A still this frame served was taken above; a line that wants the next one acks
+        # at once (on_line), so the ack can wait for the rate here.
+        self._ack(page_id, session_id, ack, self.book.ack_delay(page_id, time.monotonic()))
 
     def _ack(self, page_id: str | None, session_id: str | None, ack: Any,
              delay: float) -> None:
