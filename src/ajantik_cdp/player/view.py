@@ -22,6 +22,9 @@ from ajantik_cdp.core.record.record_schema import ActionLine, BlockLine, FrameLi
 from ajantik_cdp.record.reader import LoadedRecord
 
 FRAMES_SHOWN = 120  # frames embedded per run: a page with many runs stays openable
+# Frames a run's player links in a report of many runs (a test run's, a suite's; every
+# still comes first): such a report stays quick to open.
+REPORT_FRAMES = 60
 DETAIL_CHARS = 1500  # characters of a record line shown when it is expanded
 
 

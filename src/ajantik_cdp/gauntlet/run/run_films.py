@@ -18,12 +18,9 @@ from typing import Any
 from urllib.parse import quote
 
 from ajantik_cdp.gauntlet.evidence.run_files import FILM, FILM_RECORD, RECORD
-from ajantik_cdp.player.view import FilmView, film_view
+from ajantik_cdp.player.view import REPORT_FRAMES, FilmView, film_view
 from ajantik_cdp.record.reader import RecordReadError, load_record
 
-# Frames a run's player links (every still first): thirty runs of one suite stay quick
-# to open, as a test run's report does with its 60.
-REPORT_FRAMES = 60
 BY_THE_HARNESS = "What the harness filmed (no guard in front of this run)"
 
 

@@ -37,7 +37,7 @@ from ajantik_cdp.judge.verdict_file import (
     verdicts_data,
 )
 from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
-from ajantik_cdp.player.view import FilmView, film_view
+from ajantik_cdp.player.view import REPORT_FRAMES, FilmView, film_view
 from ajantik_cdp.proxy.film import FilmSettings
 from ajantik_cdp.proxy.preloading import held_off_on
 from ajantik_cdp.proxy.running import running_guard
@@ -60,7 +60,6 @@ from ajantik_cdp.testrun.score.matrix import Firing, RunMark, UnitMark, firing
 
 RECORD = "ajantik-cdp.jsonl"
 FILM = "film"  # the run's frames, beside its record
-REPORT_FRAMES = 60  # frames a run's player shows in its pages (every still comes first)
 OPERATOR_LOG = "operator.jsonl"  # beside the record: each ask, answer and when
 FIRST = At("first")
 NO_OPERATOR = "no operator: the adapter defines no operator(event), so no one can do this"
