@@ -20,7 +20,7 @@ from typing import Any
 import aiohttp
 
 from ajantik_cdp import __version__
-from ajantik_cdp.core.guard.targets import TargetBook
+from ajantik_cdp.core.guard.targets import TARGET_EVENTS, TargetBook
 from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.core.record.record_schema import FILM_VERSION, StartLine
 from ajantik_cdp.core.record.redaction import Redactor
@@ -35,30 +35,18 @@ STOPPED = "filming stopped"
 
 
 def _book_keeper(conn: CdpConnection, targets: TargetBook) -> EventHandler:
-    """What the guardian does with Target events for its book, and nothing else."""
+    """The guardian's bookkeeping of Target events (``TargetBook.news``), and nothing
+    else: this session installs no guard."""
 
     def on_event(msg: dict[str, Any]) -> None:
         method = msg.get("method")
-        params = msg.get("params") or {}
-        if method == "Target.attachedToTarget":
-            info = params.get("targetInfo") or {}
-            session_id = params.get("sessionId")
-            if not isinstance(info.get("targetId"), str) or not isinstance(session_id, str):
-                return
-            kind = str(info.get("type", "other"))
-            targets.attached(info["targetId"], kind, session_id, str(info.get("url", "")))
-            if kind == "page":
-                # A page's out-of-process frames: the camera must know their URLs too.
-                conn.post("Target.setAutoAttach", WATCH, session_id)
-        elif method == "Target.detachedFromTarget":
-            targets.detached(str(params.get("sessionId", "")))
-        elif method in ("Target.targetCreated", "Target.targetInfoChanged"):
-            info = params.get("targetInfo") or {}
-            if isinstance(info.get("targetId"), str):
-                targets.discovered(info["targetId"], str(info.get("type", "other")),
-                                   str(info.get("url", "")))
-        elif method == "Target.targetDestroyed":
-            targets.destroyed(str(params.get("targetId", "")))
+        if method not in TARGET_EVENTS:
+            return
+        news = targets.news(method, msg.get("params") or {})
+        if news is not None and news.attached is not None \
+                and news.attached.target_type == "page":
+            # A page's out-of-process frames: the camera must know their URLs too.
+            conn.post("Target.setAutoAttach", WATCH, news.attached.session_id)
 
     return on_event
 

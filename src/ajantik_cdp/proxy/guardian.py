@@ -33,7 +33,14 @@ import aiohttp
 
 from ajantik_cdp.core.guard.client_gate import SETTINGS_REFUSAL, is_settings_url
 from ajantik_cdp.core.guard.interception import Interception
-from ajantik_cdp.core.guard.targets import Target, TargetBook, TargetState, install_plan, is_settled
+from ajantik_cdp.core.guard.targets import (
+    TARGET_EVENTS,
+    Target,
+    TargetBook,
+    TargetState,
+    install_plan,
+    is_settled,
+)
 from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.core.policy.faults import FaultState
 from ajantik_cdp.core.policy.rules import fetch_patterns
@@ -193,21 +200,12 @@ class Guardian:
         params = msg.get("params") or {}
         if method == "Fetch.requestPaused":
             self.interceptor.on_paused(msg.get("sessionId"), params)
-        elif method == "Target.attachedToTarget":
-            self._on_attached(params)
-        elif method == "Target.detachedFromTarget":
-            gone = self.targets.by_session(params.get("sessionId", ""))
-            self.targets.detached(params.get("sessionId", ""))
-            if gone is not None:
-                self._wake(gone.target_id)
-        elif method in ("Target.targetCreated", "Target.targetInfoChanged"):
-            info = params.get("targetInfo") or {}
-            if isinstance(info.get("targetId"), str):
-                self.targets.discovered(info["targetId"], str(info.get("type", "other")),
-                                        str(info.get("url", "")))
-        elif method == "Target.targetDestroyed":
-            self.targets.destroyed(str(params.get("targetId", "")))
-            self._wake(str(params.get("targetId", "")))
+        elif method in TARGET_EVENTS:
+            news = self.targets.news(method, params)
+            if news is not None and news.attached is not None:
+                self.spawn(self._install(news.attached, news.waiting))
+            elif news is not None and news.gone is not None:
+                self._wake(news.gone)
         elif method == "Inspector.targetCrashed":
             # A worker that stopped (idle, or ServiceWorker.stopAllWorkers): its session
             # stays, and it starts again on it, waiting for the debugger.
@@ -230,12 +228,6 @@ class Guardian:
             target = self.targets.by_session(msg.get("sessionId", ""))
             if target is not None and not self.sockets.on_binding(target, params):
                 self.scripts.on_binding(target, params)
-
-    def _on_attached(self, params: dict[str, Any]) -> None:
-        info = params["targetInfo"]
-        target = self.targets.attached(info["targetId"], info.get("type", "other"),
-                                       params["sessionId"], info.get("url", ""))
-        self.spawn(self._install(target, bool(params.get("waitingForDebugger"))))
 
     async def _install(self, target: Target, waiting: bool) -> None:
         conn = self.conn

@@ -8,9 +8,10 @@ client gate (which decides whether a client's command may reach a target yet).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 
 class TargetState(Enum):
@@ -95,6 +96,20 @@ def is_settled(state: TargetState) -> bool:
     return state in (TargetState.GUARDED, TargetState.EXEMPT, TargetState.FAILED)
 
 
+@dataclass(frozen=True)
+class TargetNews:
+    """What one ``Target.*`` event changed in the book, for its reader to act on."""
+
+    attached: Target | None = None  # a new session on this target
+    waiting: bool = False  # the attached target waits for the debugger
+    gone: str | None = None  # the id of a target whose session or target went away
+
+
+TARGET_EVENTS = frozenset({"Target.attachedToTarget", "Target.detachedFromTarget",
+                           "Target.targetCreated", "Target.targetInfoChanged",
+                           "Target.targetDestroyed"})
+
+
 class TargetBook:
     """Every target the guard knows of: attached (with its session), only discovered
     (``Target.targetCreated`` arrives before the attach, and a tab opened with a URL from
@@ -145,6 +160,36 @@ class TargetBook:
         self._gone[target.target_id] = target
         while len(self._gone) > GONE_KEPT:
             self._gone.popitem(last=False)
+
+    def news(self, method: str, params: Mapping[str, Any]) -> TargetNews | None:
+        """Keep the book from one Target event (the guard's session and the camera's
+        session without a guard read them alike). None when the event is not one of
+        ``TARGET_EVENTS`` or is missing what it needs."""
+        info = params.get("targetInfo")
+        if not isinstance(info, Mapping):
+            info = {}
+        if method == "Target.attachedToTarget":
+            session_id = params.get("sessionId")
+            if not isinstance(info.get("targetId"), str) or not isinstance(session_id, str):
+                return None
+            target = self.attached(info["targetId"], str(info.get("type", "other")),
+                                   session_id, str(info.get("url", "")))
+            return TargetNews(attached=target,
+                              waiting=bool(params.get("waitingForDebugger")))
+        if method == "Target.detachedFromTarget":
+            gone = self.detached(str(params.get("sessionId", "")))
+            return TargetNews(gone=gone.target_id if gone else None)
+        if method in ("Target.targetCreated", "Target.targetInfoChanged"):
+            if not isinstance(info.get("targetId"), str):
+                return None
+            self.discovered(info["targetId"], str(info.get("type", "other")),
+                            str(info.get("url", "")))
+            return TargetNews()
+        if method == "Target.targetDestroyed":
+            target_id = str(params.get("targetId", ""))
+            self.destroyed(target_id)
+            return TargetNews(gone=target_id)
+        return None
 
     def get(self, target_id: str) -> Target | None:
         """A live target, or one that went away recently (for naming its last requests)."""
