@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.gauntlet.run.placement import Placement
 from ajantik_cdp.gauntlet.run.suite_session import run_session
 from ajantik_cdp.gauntlet.suite.demo_suite import demo_suite
@@ -69,7 +70,7 @@ async def one(workers: int, preset: str, placement: Placement | None = None,
         load = os.getloadavg()[0]
         cpu0, t0 = cpu_seconds(), time.monotonic()
         outcome = await run_session(suite, Path(tmp), workers=workers, placement=placement,
-                                    film_fps=film_fps)
+                                    film=FilmPolicy(fps=film_fps) if film_fps else None)
         wall, cpu = time.monotonic() - t0, cpu_seconds() - cpu0
         frames = await asyncio.to_thread(count_frames, Path(tmp))
     timings = [s.result.timings for s in outcome.runs]

@@ -21,6 +21,7 @@ import orjson
 import pytest
 
 from ajantik_cdp.browser.launch import ChromeProcess
+from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.gauntlet.run.placement import Placement
 from ajantik_cdp.gauntlet.run.suite_loading import load_suite
 from ajantik_cdp.gauntlet.run.suite_session import SessionOutcome, run_session
@@ -126,7 +127,7 @@ async def test_a_suite_spread_over_two_nodes_is_judged_as_locally(
                                     "phantom_add_to_cart"], preset="reference", workers=2))
     placement = Placement(executor="ray", ray_address=cluster.address)
     on_ray = await run_session(suite, tmp_path / "ray", workers=2, placement=placement,
-                               suite_run="same-suite-run", film_fps=2)
+                               suite_run="same-suite-run", film=FilmPolicy(fps=2))
     assert listening(cluster.pids()) <= LOOPBACK, "Ray listened beyond loopback"
     local = await run_session(suite, tmp_path / "local", workers=1, chromes=[chrome],
                               suite_run="same-suite-run")

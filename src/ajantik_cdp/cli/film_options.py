@@ -44,9 +44,5 @@ suite_film_options = _options(FILM_SUITE_RUNS_BY_DEFAULT, SUITE_FILMS)
 
 
 def film_policy(film: bool, fps: float) -> FilmPolicy | None:
+    """What the two options ask for: the film's policy, or None for no film."""
     return FilmPolicy(fps=fps) if film else None
-
-
-def film_rate(film: bool, fps: float) -> float | None:
-    """The frame rate a suite's runs are filmed at, or None for no film."""
-    return fps if film else None

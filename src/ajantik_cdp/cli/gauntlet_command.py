@@ -22,7 +22,7 @@ from ajantik_cdp.ci.gauntlet_outputs import gauntlet_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
 from ajantik_cdp.cli.env_options import from_environment
 from ajantik_cdp.cli.errors import CommandFailed
-from ajantik_cdp.cli.film_options import film_rate, suite_film_options
+from ajantik_cdp.cli.film_options import film_policy, suite_film_options
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.core.errors import (
     EXIT_BAD_INPUT,
@@ -31,6 +31,7 @@ from ajantik_cdp.core.errors import (
     EXIT_INTERRUPTED,
     AjantikError,
 )
+from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.gauntlet.report.preset_table import MatrixRun, preset_markdown
 from ajantik_cdp.gauntlet.report.progress_display import SuiteProgress
@@ -124,7 +125,7 @@ def _where(placement: Placement, count: int) -> str:
 def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
             shop: ShopAccess | None = None, *, quiet: bool = False,
             placement: Placement | None = None, resume: Resumed | None = None,
-            junit_path: Path | None = None, film_fps: float | None = None
+            junit_path: Path | None = None, film: FilmPolicy | None = None
             ) -> SessionOutcome:
     """Run a suite with progress on the terminal; the errors a person can cause become
     one line (with every remote browser's endpoint scrubbed from it). The CI outputs
@@ -163,7 +164,7 @@ def execute(command: str, suite: Suite, out_dir: Path, workers: int | None,
         with progress:
             outcome = asyncio.run(_stoppable(run_session(
                 suite, out_dir, workers=count, on_done=done, shop=shop,
-                placement=placement, resume=resume, film_fps=film_fps)))
+                placement=placement, resume=resume, film=film)))
     except asyncio.CancelledError:
         _publish_interrupted(command, suite, finished, junit_path)
         raise CommandFailed(command, _interrupted(out_dir, len(finished), suite.run_count),
@@ -346,7 +347,7 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
         find_chrome()  # before anything is written: a missing browser is the usual failure
     return execute(name, suite, out_dir, workers, shop, placement=placement,
                    resume=resume, junit_path=junit_path,
-                   film_fps=film_rate(film, film_fps)).summary.exit_code
+                   film=film_policy(film, film_fps)).summary.exit_code
 
 
 @gauntlet_group.command("demo")
@@ -380,7 +381,7 @@ def gauntlet_demo_command(out_dir: Path, workers: int | None, preset: str, repet
     find_chrome()  # before anything is written: a missing browser is the usual failure
     suite = demo_suite(preset, repetitions)
     return execute(name, suite, out_dir, workers or DEFAULT_WORKERS,
-                   junit_path=junit_path, film_fps=film_rate(film, film_fps)).summary.exit_code
+                   junit_path=junit_path, film=film_policy(film, film_fps)).summary.exit_code
 
 
 @gauntlet_group.command("compare")

@@ -30,6 +30,7 @@ from typing import Any
 from ajantik_cdp import __version__
 from ajantik_cdp.browser.endpoints import EndpointScrubber
 from ajantik_cdp.browser.launch import ChromeProcess
+from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.gauntlet.evidence.run_data import RunResult, RunSpec
 from ajantik_cdp.gauntlet.report.report_page import render_report
@@ -63,14 +64,16 @@ def suite_run_id(name: str, when: datetime | None = None) -> str:
 
 
 def plan_runs(suite: Suite, suite_run: str, out_dir: Path,
-              film_fps: float | None = None) -> list[RunSpec]:
+              film: FilmPolicy | None = None) -> list[RunSpec]:
     """Every run of the suite, in the order they are handed out (slowest first); each
-    filmed at ``film_fps`` unless it is None."""
+    filmed by ``film`` unless it is None (the spec carries its rate: a spec is JSON-able,
+    and the rate is the policy's only setting a suite chooses)."""
     specs = [
         RunSpec(run_id=run, suite_run=suite_run, variant=variant, repetition=rep,
                 agent=suite.agent, task_name=suite.task.name,
                 task_text=suite.task.description, deadline=suite.deadline,
-                artifacts=str(out_dir / "runs" / run), film_fps=film_fps)
+                artifacts=str(out_dir / "runs" / run),
+                film_fps=film.fps if film is not None else None)
         for variant, rep, run in suite.planned_runs]
     return sorted(specs, key=lambda s: (-COST.get(s.variant, DEFAULT_COST), s.repetition))
 
@@ -232,13 +235,13 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
                       placement: Placement | None = None,
                       suite_run: str | None = None,
                       resume: Resumed | None = None,
-                      film_fps: float | None = None,
+                      film: FilmPolicy | None = None,
                       ) -> SessionOutcome:
     """Run the suite into ``out_dir`` (prepared by the caller). With ``resume``, the runs
     it kept count as they are (scored again from their evidence) and only the others
     run, under the original suite run id. Cancelled (Ctrl-C) part way, the files are
     still written, marked interrupted, for the runs that finished: zero runs included,
-    so a results.json never claims more than happened. With ``film_fps`` every run is
+    so a results.json never claims more than happened. With ``film`` every run is
     filmed into its folder and the report shows a player per run."""
     placement = placement or Placement()
     started = datetime.now(UTC)
@@ -280,7 +283,7 @@ async def run_session(suite: Suite, out_dir: Path, *, workers: int,
                 try:
                     await executor.start()
                     kept = {s.result.run_id for s in runs}
-                    specs = [s for s in plan_runs(suite, suite_run, out_dir, film_fps)
+                    specs = [s for s in plan_runs(suite, suite_run, out_dir, film)
                              if s.run_id not in kept]
                     for spec in specs:  # what an interrupted session left of them
                         await asyncio.to_thread(_set_aside, Path(spec.artifacts),
