@@ -19,7 +19,8 @@ def agent_line(preset: str | None = None, command: str | None = None) -> str:
 
 def write_suite(folder: Path, name: str, *, variants: list[str], preset: str | None = None,
                 command: str | None = None, repetitions: int = 1, workers: int = 2,
-                deadline: float = 60, reliability: float = 0.9) -> Path:
+                deadline: float = 60, reliability: float = 0.9,
+                extra: str = "") -> Path:
     path = folder / f"{name}.yaml"
     path.write_text(
         "version: 1\n"
@@ -28,7 +29,7 @@ def write_suite(folder: Path, name: str, *, variants: list[str], preset: str | N
         "task:\n  name: Checkout\n  description: >\n    " + TASK + "\n"
         f"variants: [{', '.join(variants)}]\n"
         f"repetitions: {repetitions}\nworkers: {workers}\ndeadline: {deadline}\n"
-        f"thresholds: {{reliability: {reliability}}}\n", encoding="utf-8")
+        f"thresholds: {{reliability: {reliability}}}\n" + extra, encoding="utf-8")
     return path
 
 

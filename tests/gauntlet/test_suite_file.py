@@ -153,3 +153,23 @@ def test_the_silent_failure_rate_threshold_is_validated_with_the_others() -> Non
         parse_suite(suite_text(thresholds="thresholds: {max_silent_failure_rate: yes}"))
     with pytest.raises(SuiteError, match="max_silent_failure_rat: unknown key"):
         parse_suite(suite_text(thresholds="thresholds: {max_silent_failure_rat: 0}"))
+
+
+def test_redact_rules_are_read_as_the_guard_reads_them() -> None:
+    s = parse_suite(suite_text(redact="redact: ['/login', 'password']"))
+    assert s.redact == ("/login", "password")
+    assert s.as_data()["redact"] == ["/login", "password"]
+    # A suite without them reads as it did before the key existed.
+    assert "redact" not in parse_suite(suite_text()).as_data()
+    assert parse_suite(suite_text()).redact == ()
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("redact: '/login'", "redact: must be a list of URL patterns"),
+    ("redact: [1]", "redact: must be a list of URL patterns"),
+    ("redact: ['(']", "redact[0] '(' does not compile"),
+])
+def test_bad_redact_rules_are_suite_problems(line: str, said: str) -> None:
+    with pytest.raises(SuiteError) as caught:
+        parse_suite(suite_text(redact=line))
+    assert said in str(caught.value)

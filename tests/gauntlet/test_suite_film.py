@@ -40,9 +40,13 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ran]:
                          preset="resilient")
     plain = write_suite(folder, "plain", variants=["baseline"], preset="resilient",
                         workers=1)
+    # Every shop page is under /r/<run>/: a suite that redacts them must film none.
+    redacted = write_suite(folder, "redacted", variants=["baseline", "transient_coupon"],
+                           preset="resilient", extra="redact: ['/r/']\n")
     out = {}
     for name, suite, flags in (("film", filmed, ["--film", "--film-fps", "4"]),
-                               ("none", plain, ["--no-film"])):
+                               ("none", plain, ["--no-film"]),
+                               ("redacted", redacted, ["--film", "--film-fps", "4"])):
         target = folder / f"out-{name}"
         out[name] = Ran(run("gauntlet", "run", str(suite), "--out", str(target), *flags),
                         target)
@@ -129,3 +133,21 @@ def test_no_film_leaves_no_frames_and_no_player(ran: dict[str, Ran]) -> None:
     assert not (folder / "film").exists() and not (folder / "film.jsonl").exists()
     page = none.report()
     assert "data-film" not in page and not _players(page)
+
+
+def test_a_suite_redact_rule_keeps_its_pages_off_every_film(ran: dict[str, Ran]) -> None:
+    """The same runs as the filmed suite (whose films show the shop's /r/ pages, above),
+    with `redact: ['/r/']`: the harness's camera and the fault run's guard keep no frame
+    of a shop page, and the runs still ran and were scored."""
+    redacted = ran["redacted"]
+    assert redacted.result.code == 0, redacted.result.stdout + redacted.result.stderr
+    for run_id, record in ((UNGUARDED, "film.jsonl"), (GUARDED, "record.jsonl")):
+        folder = redacted.run_folder(run_id)
+        assert (folder / "end.png").is_file(), run_id
+        loaded = load_record(folder / record)
+        assert loaded.start is not None and loaded.start.film is not None, run_id
+        # The shop is the only http page these runs open (the rest is about:blank).
+        shown = [f.url for f in loaded.frames if f.url.startswith(("http:", "https:"))]
+        assert not shown, (run_id, shown)
+        on_disk = len(list((folder / "film").glob("*.jpg")))
+        assert on_disk == len({f.file for f in loaded.frames}), run_id

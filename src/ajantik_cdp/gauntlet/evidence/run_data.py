@@ -29,6 +29,8 @@ class RunSpec:
     # Film the run at this many frames a second (its guard's camera in a fault variant,
     # the harness's otherwise); None: no film.
     film_fps: float | None = None
+    # The suite's `redact` rules: pages never filmed, bodies a fault run's record withholds.
+    redact: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

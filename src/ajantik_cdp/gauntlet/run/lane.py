@@ -267,7 +267,7 @@ class Lane:
         live.start_url = shop_run.start_url
         film = (FilmSettings(live.folder / FILM, FilmPolicy(fps=spec.film_fps))
                 if spec.film_fps is not None else None)
-        config = parse_config({})
+        config = parse_config({"redact": list(spec.redact)})
         async with asyncio.timeout(SETUP_TIMEOUT):
             with failing_as(self._connect_failure, "could not connect to the browser"):
                 if fault is not None:

@@ -73,7 +73,7 @@ def plan_runs(suite: Suite, suite_run: str, out_dir: Path,
                 agent=suite.agent, task_name=suite.task.name,
                 task_text=suite.task.description, deadline=suite.deadline,
                 artifacts=str(out_dir / "runs" / run),
-                film_fps=film.fps if film is not None else None)
+                film_fps=film.fps if film is not None else None, redact=suite.redact)
         for variant, rep, run in suite.planned_runs]
     return sorted(specs, key=lambda s: (-COST.get(s.variant, DEFAULT_COST), s.repetition))
 

@@ -28,6 +28,7 @@ from typing import Any, Literal
 import yaml
 
 from ajantik_cdp.core.errors import BadInput
+from ajantik_cdp.core.policy.config import ConfigError, parse_config
 from ajantik_cdp.core.yaml_problems import yaml_problem
 from ajantik_cdp.gauntlet.suite.expected_state import (
     Expectation,
@@ -43,7 +44,8 @@ PRESETS = ("naive", "reference", "resilient")
 GATES = ("estimate", "lower_bound")
 THRESHOLD_KEYS = ("reliability", "max_silent_wrong", "max_silent_failure_rate", "gate")
 TOP_KEYS = ("version", "name", "agent", "task", "variants", "repetitions", "workers",
-            "deadline", "confidence", "thresholds", "executor", "browsers", "retries")
+            "deadline", "confidence", "thresholds", "executor", "browsers", "retries",
+            "redact")
 EXECUTORS = ("local", "ray")
 # The name `workers` had before it was the one name of the CLI, the docs and the file;
 # still read, with a note, so existing suite files keep working.
@@ -139,6 +141,9 @@ class Suite:
     ray_address: str | None = None
     browsers: tuple[str, ...] = field(default=(), repr=False)
     retries: int = 1
+    # URLs (the guard's `redact` rules) whose pages are never filmed and whose bodies a
+    # fault run's record withholds: a login page of the agent's own site.
+    redact: tuple[str, ...] = ()
 
     @property
     def run_count(self) -> int:
@@ -155,7 +160,9 @@ class Suite:
                 "agent": self.agent.as_data(), "task": self.task.as_data(),
                 "variants": list(self.variants), "repetitions": self.repetitions,
                 "workers": self.workers, "deadline": self.deadline,
-                "confidence": self.confidence, "thresholds": self.thresholds.as_data()}
+                "confidence": self.confidence, "thresholds": self.thresholds.as_data(),
+                # Only when given: a suite without it stays the suite it was.
+                **({"redact": list(self.redact)} if self.redact else {})}
 
 
 class SuiteError(BadInput, ValueError):
@@ -376,6 +383,22 @@ def _browsers(p: _Problems, raw: Any) -> tuple[str, ...]:
     return tuple(b.strip() for b in raw)
 
 
+def _redact(p: _Problems, raw: Any) -> tuple[str, ...]:
+    """The guard's own reading of `redact` rules, so a suite accepts what `ajantik cdp`
+    accepts and refuses what it refuses."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(r, str) for r in raw):
+        p.add("redact", "must be a list of URL patterns (regular expressions)")
+        return ()
+    try:
+        parse_config({"redact": raw})
+    except ConfigError as exc:
+        p.add("", str(exc).removeprefix("config: "))
+        return ()
+    return tuple(raw)
+
+
 def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
                 find_program: FindProgram | None = None) -> Suite:
     """Parse and validate a suite; raises SuiteError with every problem found."""
@@ -416,6 +439,7 @@ def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
         p.add("browsers", "are for executor local: with executor ray every node runs "
               "its own Chromium")
     retries = _number(p, data, "retries", 0, MAX_RETRIES, whole=True)
+    redact = _redact(p, data.get("redact"))
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         p.add("name", "must be text")
@@ -430,4 +454,4 @@ def parse_suite(text: str, source: str = "<suite>", base_dir: str = ".", *,
         workers=int(workers), deadline=float(deadline),
         confidence=float(confidence), thresholds=thresholds, source=source,
         warnings=tuple(warnings), executor=executor, ray_address=ray_address,
-        browsers=browsers, retries=int(retries))
+        browsers=browsers, retries=int(retries), redact=redact)
