@@ -15,9 +15,11 @@ import pytest
 
 from ajantik_cdp.browser.endpoints import remote_browsers
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome
+from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.gauntlet.run.placement import Placement
 from ajantik_cdp.gauntlet.run.suite_loading import load_suite
 from ajantik_cdp.gauntlet.run.suite_session import run_session
+from ajantik_cdp.record.reader import load_record
 from tests.gauntlet.suites import CUSTOM_AGENT, python_command, write_suite
 from tests.support.cli import AJANTIK, run_process
 
@@ -119,13 +121,25 @@ def test_an_unreachable_browser_is_one_line_without_its_token(tmp_path: Path) ->
 async def test_a_fault_run_puts_its_guard_in_front_of_a_remote_browser(
         tmp_path: Path, farm: list[ChromeProcess]) -> None:
     # The resilient preset recovers from this fault; the reference one gives up honestly,
-    # which the ladder no longer counts as a pass.
-    suite = load_suite(write_suite(tmp_path, "farm", variants=["phantom_add_to_cart"],
-                                   preset="resilient"))
-    placement = Placement(browsers=tuple(remote_browsers([farm[0].http_url])))
-    outcome = await run_session(suite, tmp_path / "out", workers=1, placement=placement)
-    [s] = outcome.runs
-    assert s.passed, s.result
-    assert s.result.record is not None and s.result.record.faulted == 1
-    assert (tmp_path / "out" / "runs" / "phantom_add_to_cart-r0" / "record.jsonl").is_file()
+    # which the ladder no longer counts as a pass. Both runs filmed: the fault run by its
+    # guard, the baseline by the harness's camera, each on the remote browser reached
+    # through an endpoint with a token.
+    suite = load_suite(write_suite(tmp_path, "farm",
+                                   variants=["baseline", "phantom_add_to_cart"],
+                                   preset="resilient", workers=1))
+    placement = Placement(browsers=tuple(remote_browsers([with_token(farm[0])])))
+    out = tmp_path / "out"
+    outcome = await run_session(suite, out, workers=1, placement=placement,
+                                film=FilmPolicy(fps=4))
+    by_variant = {s.result.variant: s for s in outcome.runs}
+    fault = by_variant["phantom_add_to_cart"]
+    assert fault.passed and by_variant["baseline"].passed, outcome.runs
+    assert fault.result.record is not None and fault.result.record.faulted == 1
+    for run_id, record in (("phantom_add_to_cart-r0", "record.jsonl"),
+                           ("baseline-r0", "film.jsonl")):
+        loaded = load_record(out / "runs" / run_id / record)
+        shop_frames = [f for f in loaded.frames if f.url.startswith("http:")]
+        assert shop_frames, (run_id, [f.url for f in loaded.frames])
+        assert all((out / "runs" / run_id / "film" / f.file).is_file() for f in shop_frames)
+    assert TOKEN not in written(out)
     assert farm[0].proc.poll() is None  # somebody else's browser: never closed here
