@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import click
+import uvloop
 
 from ajantik_cdp.cli.env_options import from_environment
 from ajantik_cdp.cli.errors import CommandFailed
@@ -104,7 +104,10 @@ def cdp_command(upstream: str, port: int, host: str, config_text: str | None,
         allow_origins=allow_origins, fault=fault, hold_timeout=hold_timeout,
         film=FilmSettings(film_dir, FilmPolicy(fps=film_fps)) if film_dir else None,
     )
-    return asyncio.run(run_guard(options))
+    # uvloop: every client command and Chrome's answer pass through this loop, and its
+    # socket wake-ups are cheaper than asyncio's own. Measured side by side
+    # (docs/guard.md, "Performance"): the evaluate round trip 1.24x direct against 1.37x.
+    return uvloop.run(run_guard(options))
 
 
 def _load_config(text: str | None) -> GuardConfig:
