@@ -42,7 +42,7 @@ RUN_VALUES = {
                                      ("http://a.test:1", "http://b.test:2")),
     "AJANTIK_GAUNTLET_RUN_RETRIES": ("2", "retries", 2),
     "AJANTIK_GAUNTLET_RUN_RESUME": ("old-results", "resume_dir", Path("old-results")),
-    "AJANTIK_GAUNTLET_RUN_FILM": ("true", "film", True),
+    "AJANTIK_GAUNTLET_RUN_FILM": ("false", "film", False),  # on by default
     "AJANTIK_GAUNTLET_RUN_FILM_FPS": ("4", "film_fps", 4.0),
     "AJANTIK_GAUNTLET_RUN_VERBOSE": ("true", "verbose", True),
 }

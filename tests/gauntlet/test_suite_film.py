@@ -46,7 +46,8 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ran]:
     out = {}
     for name, suite, flags in (("film", filmed, ["--film", "--film-fps", "4"]),
                                ("none", plain, ["--no-film"]),
-                               ("redacted", redacted, ["--film", "--film-fps", "4"])):
+                               # No --film: suite runs are filmed by default.
+                               ("redacted", redacted, ["--film-fps", "4"])):
         target = folder / f"out-{name}"
         out[name] = Ran(run("gauntlet", "run", str(suite), "--out", str(target), *flags),
                         target)
@@ -137,8 +138,8 @@ def test_no_film_leaves_no_frames_and_no_player(ran: dict[str, Ran]) -> None:
 
 def test_a_suite_redact_rule_keeps_its_pages_off_every_film(ran: dict[str, Ran]) -> None:
     """The same runs as the filmed suite (whose films show the shop's /r/ pages, above),
-    with `redact: ['/r/']`: the harness's camera and the fault run's guard keep no frame
-    of a shop page, and the runs still ran and were scored."""
+    with `redact: ['/r/']` and no `--film` (on by default): the harness's camera and the
+    fault run's guard film, keep no frame of a shop page, and the runs still ran."""
     redacted = ran["redacted"]
     assert redacted.result.code == 0, redacted.result.stdout + redacted.result.stderr
     for run_id, record in ((UNGUARDED, "film.jsonl"), (GUARDED, "record.jsonl")):

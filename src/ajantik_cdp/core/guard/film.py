@@ -28,16 +28,20 @@ from ajantik_cdp.core.record.record_schema import (
 DEFAULT_FPS = 2.0
 MAX_FPS = 30.0
 # Whether `ajantik test run` and `ajantik demo` film every run unless given --no-film.
-# Off: the issue allows filming to move the demo's wall time by at most 10%, and it
-# measured 1.12x (median wall of 5 rounds; CPU 1.10x) with bench/demo_bench.py --film 2,
-# acks held to the kept rate (docs/record.md, "What filming costs"; 1.58x before).
+# Off: the issue allows filming to move the demo's wall time by at most 10%, and it moved
+# it by 9-16% (CPU 10-11%) in three measurements on 2026-12-02 with bench/demo_bench.py
+# --film 2 and the acks held (docs/record.md, "What filming costs"; 1.58x before).
 FILM_RUNS_BY_DEFAULT = False
 # Whether `ajantik gauntlet run` and `ajantik gauntlet demo` film every run unless given
-# --no-film. Off: the issue allows filming to move a suite's runs per minute by at most
-# 10%, and with the demo's 4 workers it moved them by -13.8% (42.2 -> 36.4 runs/min, load
-# average 8) and -10.2% (load 14); with 2 workers +1.2% (median of 3 rounds each,
+# --no-film. On: the issue allows filming to move a suite's runs per minute by at most
+# 10%, and with the acks held to the kept rate it moved them by -4.1% and -2.1% (the
+# demo suite, 4 workers, median of 3 rounds each, load average 9-11, 2026-12-02:
 # bench/bench_gauntlet.py --workers 4 --rounds 3 --film 2; docs/gauntlet.md, "Film").
-FILM_SUITE_RUNS_BY_DEFAULT = False
+# Before the acks were held it was -13.8% and -10.2%. Filming costs a suite as much CPU
+# as the demo (+12-14%), but a suite's runs spend much of their time waiting (slow
+# answers, setup, the shop), so little of it shows in runs per minute; the demo keeps
+# both cores busy, so all of it shows in its wall time.
+FILM_SUITE_RUNS_BY_DEFAULT = True
 
 
 class FilmPolicyError(ValueError):
