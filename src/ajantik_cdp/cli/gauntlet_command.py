@@ -302,8 +302,9 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
     Every run gets a fresh shop run and a fresh browser context set up as its variant
     requires; the agent works under the suite's deadline; the shop's own state is then
     judged against the task. Fault variants put a guard with that fault in front of the
-    browser. With --film every run is filmed into its folder (by its guard, or by the
-    harness's own camera where there is none) and report.html shows a player per run.
+    browser. Every run is filmed into its folder unless --no-film is given (by its
+    guard, or by the harness's own camera where there is none; pages at the suite's
+    `redact` URLs never), and report.html shows a player per run.
     The browsers are headless Chromiums on this machine, remote browsers
     (--browser), or Chromiums on the nodes of a Ray cluster (--executor ray); where a
     run ran never changes how it is judged. A run lost with its browser or node is
