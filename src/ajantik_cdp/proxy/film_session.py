@@ -19,15 +19,13 @@ from typing import Any
 
 import aiohttp
 
-from ajantik_cdp import __version__
 from ajantik_cdp.core.guard.targets import TARGET_EVENTS, TargetBook
 from ajantik_cdp.core.policy.config import GuardConfig
-from ajantik_cdp.core.record.record_schema import FILM_VERSION, StartLine
 from ajantik_cdp.core.record.redaction import Redactor
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, EventHandler
 from ajantik_cdp.proxy.film import Camera, FilmSettings, prepare_folder
+from ajantik_cdp.proxy.reports import start_record
 from ajantik_cdp.proxy.upstream import reach_upstream
-from ajantik_cdp.record.writer import RecordWriter
 
 # No waitForDebuggerOnStart: this session only watches, and a page must not wait for it.
 WATCH = {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True}
@@ -61,13 +59,8 @@ async def filming(upstream: str, record_path: Path, settings: FilmSettings,
             timeout=aiohttp.ClientTimeout(total=None, connect=5)) as http:
         found = await reach_upstream(http, upstream)
         prepare_folder(settings.folder)
-        writer = RecordWriter(record_path, FILM_VERSION)
+        writer = start_record(record_path, found, config, None, settings)
         try:
-            writer.start(StartLine(
-                guard_version=__version__, browser=found.browser,
-                protocol_version=str(found.version.get("Protocol-Version", "")),
-                config_sha256=config.sha256, fault=None,
-                film=settings.start_data(record_path)))
             ws = await http.ws_connect(found.browser_ws, max_msg_size=0, compress=0,
                                        autoping=True)
             conn = CdpConnection(ws)

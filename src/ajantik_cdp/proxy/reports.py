@@ -1,4 +1,5 @@
-"""The guard's outgoing reports: blocks and recorded requests, on stderr and in the record.
+"""The guard's outgoing reports: the record's start, blocks and recorded requests, on stderr
+and in the record.
 
 Everything here is told what happened (by the interception state machine, the client gate
 or a page script) and only formats and writes it; nothing here asks Chrome anything.
@@ -8,18 +9,48 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 
 import orjson
 
+from ajantik_cdp import __version__
 from ajantik_cdp.core.guard.film import summarise
 from ajantik_cdp.core.guard.interception import ReportBlock, ReportRequest
 from ajantik_cdp.core.guard.targets import Target
+from ajantik_cdp.core.policy.config import GuardConfig
+from ajantik_cdp.core.policy.faults import FaultSpec
 from ajantik_cdp.core.policy.rules import Decision, RequestFacts
-from ajantik_cdp.core.record.record_schema import ActionLine, BlockLine, RequestLine, SystemAnswer
+from ajantik_cdp.core.record.record_schema import (
+    FILM_VERSION,
+    RECORD_VERSION,
+    ActionLine,
+    BlockLine,
+    RequestLine,
+    StartLine,
+    SystemAnswer,
+)
 from ajantik_cdp.core.record.redaction import Redactor
+from ajantik_cdp.proxy.film import FilmSettings
+from ajantik_cdp.proxy.upstream import Upstream
 from ajantik_cdp.record.writer import RecordWriter
 
 log = logging.getLogger("ajantik.cdp")
+
+
+def start_record(path: Path, upstream: Upstream, config: GuardConfig,
+                 fault: FaultSpec | None, film: FilmSettings | None) -> RecordWriter:
+    """A new record at ``path`` with its start line: the one place a record begins, for
+    the guard and for the camera that films with no guard. A film makes it version 2."""
+    writer = RecordWriter(path, FILM_VERSION if film is not None else RECORD_VERSION)
+    writer.start(StartLine(
+        guard_version=__version__,
+        browser=upstream.browser,
+        protocol_version=str(upstream.version.get("Protocol-Version", "")),
+        config_sha256=config.sha256,
+        fault=fault.as_data() if fault else None,
+        film=None if film is None else film.start_data(path),
+    ))
+    return writer
 
 
 class Reports:

@@ -22,14 +22,12 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
-from ajantik_cdp import __version__
 from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_OK
 from ajantik_cdp.core.guard.client_gate import ClientGate
 from ajantik_cdp.core.guard.targets import TargetState
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.core.policy.faults import FaultSpec, FaultState
-from ajantik_cdp.core.record.record_schema import FILM_VERSION, RECORD_VERSION, StartLine
 from ajantik_cdp.core.record.redaction import Redactor
 from ajantik_cdp.local_http import start_app
 from ajantik_cdp.output_folder import make_parent
@@ -40,7 +38,7 @@ from ajantik_cdp.proxy.film import Camera, FilmSettings, prepare_folder
 from ajantik_cdp.proxy.guardian import Guardian
 from ajantik_cdp.proxy.page_scripts import PageScripts
 from ajantik_cdp.proxy.preloading import PreloadSwitchError
-from ajantik_cdp.proxy.reports import Reports
+from ajantik_cdp.proxy.reports import Reports, start_record
 from ajantik_cdp.proxy.upstream import GuardStartError, Upstream, parse_upstream, reach_upstream
 from ajantik_cdp.record.writer import RecordWriter, set_aside
 
@@ -289,16 +287,7 @@ def _open_record(options: GuardOptions, upstream: Upstream) -> RecordWriter | No
     moved = set_aside(path)
     if moved is not None:
         log.info("moved the previous record to %s", moved)
-    writer = RecordWriter(path, FILM_VERSION if film is not None else RECORD_VERSION)
-    writer.start(StartLine(
-        guard_version=__version__,
-        browser=upstream.browser,
-        protocol_version=str(upstream.version.get("Protocol-Version", "")),
-        config_sha256=options.config.sha256,
-        fault=options.fault.as_data() if options.fault else None,
-        film=None if film is None else film.start_data(path),
-    ))
-    return writer
+    return start_record(path, upstream, options.config, options.fault, film)
 
 
 def _camera(options: GuardOptions, guardian: Guardian, reports: Reports,
