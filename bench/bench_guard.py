@@ -7,8 +7,10 @@
   back to back from their pages at the same time; writes per second over all four (the
   guard records every one, so each pays its two pauses and a body read).
 
-Rounds alternate: direct (no guard attached to Chrome at all), then through a freshly
-started guard process, so drift on a noisy machine hits both sides alike. Medians.
+Rounds alternate: direct (no guard attached to Chrome at all), then a bare net
+(bare_net.py: a process that pauses what the guard pauses and lets it all go at once, the
+floor any guard that decides before a request leaves must stand on), then through a
+freshly started guard process, so drift on a noisy machine hits every side alike. Medians.
 """
 
 from __future__ import annotations
@@ -32,9 +34,11 @@ from ajantik_cdp.browser.launch import start_chrome
 from ajantik_cdp.local_http import start_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bare_net
 from cdp_client import RawCdp
 
 READY = re.compile(r"skills connect to http://127\.0\.0\.1:(\d+)")
+BARE_NET = Path(__file__).resolve().parent / "bare_net.py"
 
 
 def page_html(run: int) -> str:
@@ -118,6 +122,21 @@ def guard_process(upstream: str, record: Path, config: Path,
         proc.wait(10)
 
 
+@contextlib.contextmanager
+def bare_net_process(upstream: str) -> Iterator[None]:
+    """bare_net.py on Chrome's browser session, for as long as the block runs."""
+    proc = subprocess.Popen([sys.executable, str(BARE_NET), upstream], text=True,
+                            stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    try:
+        if proc.stdout.readline().strip() != bare_net.READY:
+            raise RuntimeError("the bare net did not start")
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 @dataclass
 class Samples:
     load: list[float] = field(default_factory=list)
@@ -186,11 +205,14 @@ async def run(rounds: int = 6, loads: int = 5, evals: int = 300,
     config = tmp / "guard.json"
     config.write_text('{"deny": ["/never-submit"], "allow_writes": ["^http://127\\\\.0\\\\.0'
                       '\\\\.1:' + str(site_port) + '/"], "record": ["/api/"]}')
-    direct, guarded = Samples(), Samples()
+    direct, net, guarded = Samples(), Samples(), Samples()
     try:
         for r in range(rounds):
             await measure(chrome.http_url, site_port, loads, evals, direct, r * 1000)
             await measure_writes(chrome.http_url, site_port, writes, direct)
+            with bare_net_process(chrome.http_url):
+                await measure(chrome.http_url, site_port, loads, evals, net, r * 1000 + 250)
+                await measure_writes(chrome.http_url, site_port, writes, net)
             with guard_process(chrome.http_url, tmp / f"rec{r}.jsonl", config) as guard:
                 await measure(guard, site_port, loads, evals, guarded, r * 1000 + 500)
                 await measure_writes(guard, site_port, writes, guarded)
@@ -199,13 +221,16 @@ async def run(rounds: int = 6, loads: int = 5, evals: int = 300,
         chrome.close()
     return [
         {"name": "page load, 200 subresources (ms)", "direct": med_ms(direct.load),
-         "guard": med_ms(guarded.load), "target": 1.05, "n": len(direct.load)},
+         "net": med_ms(net.load), "guard": med_ms(guarded.load), "target": 1.05,
+         "n": len(direct.load)},
         {"name": "Runtime.evaluate round trip (ms)", "direct": med_ms(direct.rtt),
-         "guard": med_ms(guarded.rtt), "target": 1.3, "n": len(direct.rtt)},
+         "net": med_ms(net.rtt), "guard": med_ms(guarded.rtt), "target": 1.3,
+         "n": len(direct.rtt)},
         # Throughput: higher is better, so the ratio shown is direct / guard (time per
         # write), checked against 1 / 0.85.
         {"name": f"recorded writes, {CLIENTS} clients (ms/write)",
          "direct": 1000 / statistics.median(direct.writes_per_s),
+         "net": 1000 / statistics.median(net.writes_per_s),
          "guard": 1000 / statistics.median(guarded.writes_per_s), "target": 1 / 0.85,
          "n": len(direct.writes_per_s)},
     ]

@@ -21,11 +21,21 @@ import bench_record
 
 
 def show(rows: list[dict[str, float | str | int]]) -> None:
-    print(f"{'measure':42} {'direct':>10} {'guard':>10} {'ratio':>7} {'target':>7}  n")
+    """One line per measure; ``net`` (the bare net, bench_guard.py), when a row has it,
+    gets a column and its own ratio to direct: the floor under the guard's ratio."""
+    nets = any("net" in row for row in rows)
+    net_head = f" {'bare net':>10} {'floor':>7}" if nets else ""
+    print(f"{'measure':42} {'direct':>10}{net_head} {'guard':>10} {'ratio':>7} "
+          f"{'target':>7}  n")
     for row in rows:
-        ratio = float(row["guard"]) / float(row["direct"])
+        direct = float(row["direct"])
+        ratio = float(row["guard"]) / direct
         verdict = "ok" if ratio <= float(row["target"]) else "OVER"
-        print(f"{row['name']:42} {float(row['direct']):10.3f} {float(row['guard']):10.3f} "
+        net = ""
+        if nets:
+            net = (f" {float(row['net']):10.3f} {float(row['net']) / direct:6.2f}x"
+                   if "net" in row else f" {'':10} {'':7}")
+        print(f"{row['name']:42} {direct:10.3f}{net} {float(row['guard']):10.3f} "
               f"{ratio:6.2f}x {float(row['target']):6.2f}x  {row['n']} {verdict}")
 
 
