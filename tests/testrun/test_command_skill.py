@@ -73,8 +73,8 @@ async def test_a_non_zero_exit_is_a_crash_with_stderrs_last_line(tmp_path: Path)
 
 async def test_a_skill_past_its_deadline_is_stopped_and_says_so(tmp_path: Path) -> None:
     started = time.monotonic()
-    run = await skill("hang").run(ctx(tmp_path, [], deadline=2))
-    assert run.timed_out == "stopped at its deadline (2s)"
+    run = await skill("hang").run(ctx(tmp_path, [], deadline=1))
+    assert run.timed_out == "stopped at its deadline (1s)"
     assert run.exit_code is None and run.crashed is None
     assert run.stdout == "starting\nworking\n"
     assert time.monotonic() - started < 30
