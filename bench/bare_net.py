@@ -13,23 +13,21 @@ from __future__ import annotations
 import asyncio
 import itertools
 import sys
+from pathlib import Path
 
-import aiohttp
 import orjson
-import websockets
 
 from ajantik_cdp.core.policy.rules import fetch_patterns
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cdp_client import open_browser_socket
 
 READY = "bare net ready"
 
 
 async def hold(http_url: str) -> None:
-    async with aiohttp.ClientSession() as http, \
-            http.get(http_url + "/json/version") as resp:
-        url = orjson.loads(await resp.read())["webSocketDebuggerUrl"]
     ids = itertools.count(1)
-    async with websockets.connect(url, max_size=None, compression=None,
-                                  ping_interval=None) as ws:
+    async with await open_browser_socket(http_url) as ws:
         await ws.send(orjson.dumps({"id": next(ids), "method": "Fetch.enable",
                                     "params": {"patterns": fetch_patterns()}}).decode())
         async for text in ws:

@@ -12,6 +12,15 @@ import orjson
 import websockets
 
 
+async def open_browser_socket(http_base: str) -> Any:
+    """A websocket on Chrome's browser session (text frames, no compression, no pings)."""
+    async with aiohttp.ClientSession() as http, \
+            http.get(http_base + "/json/version") as resp:
+        url = orjson.loads(await resp.read())["webSocketDebuggerUrl"]
+    return await websockets.connect(url, max_size=None, compression=None,
+                                    ping_interval=None)
+
+
 class RawCdp:
     def __init__(self, ws: Any) -> None:
         self.ws = ws
@@ -22,12 +31,7 @@ class RawCdp:
 
     @classmethod
     async def connect(cls, http_base: str) -> RawCdp:
-        async with aiohttp.ClientSession() as http, \
-                http.get(http_base + "/json/version") as resp:
-            url = orjson.loads(await resp.read())["webSocketDebuggerUrl"]
-        ws = await websockets.connect(url, max_size=None, compression=None,
-                                      ping_interval=None)
-        return cls(ws)
+        return cls(await open_browser_socket(http_base))
 
     async def _read(self) -> None:
         async for frame in self.ws:
