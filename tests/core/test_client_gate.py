@@ -177,6 +177,22 @@ def test_duplicate_keys_cannot_smuggle_a_method() -> None:
     assert route.kind is RouteKind.HOLD  # judged on the last key...
     fwd = gate.route_text(raw, states(T1=TargetState.GUARDED))
     assert fwd.text.count('"method"') == 1  # ...and Chrome gets exactly what was judged
+    # The film's action line reads the parsed command: it is the one Chrome gets.
+    assert fwd.command == orjson.loads(fwd.text)
+
+
+def test_the_parsed_command_of_a_nested_message_is_the_inner_one() -> None:
+    """The film summarises what acts on the page, not its envelope."""
+    gate = ClientGate(CFG)
+    gate.observe(attached("S1", "T1"))
+    inner = dumps({"id": 3, "method": "Input.dispatchMouseEvent",
+                   "params": {"type": "mousePressed", "x": 5, "y": 6}})
+    outer = dumps({"id": 60, "method": "Target.sendMessageToTarget",
+                   "params": {"sessionId": "S1", "message": inner}})
+    fwd = gate.route_text(outer, states(T1=TargetState.GUARDED))
+    assert fwd.kind is RouteKind.FORWARD and fwd.target_id == "T1"
+    assert fwd.command == orjson.loads(orjson.loads(fwd.text)["params"]["message"])
+    assert fwd.command is not None and fwd.command["method"] == "Input.dispatchMouseEvent"
 
 
 @given(st.one_of(st.text(max_size=30), st.binary(max_size=30).map(lambda b: b.hex())))
@@ -186,6 +202,7 @@ def test_garbage_is_answered_never_forwarded(text: str) -> None:
     if route.kind is RouteKind.FORWARD:
         msg = orjson.loads(route.text)
         assert isinstance(msg["id"], int) and isinstance(msg["method"], str)
+        assert route.command == msg
     else:
         assert route.kind is RouteKind.REPLY and "error" in orjson.loads(route.text)
 

@@ -79,7 +79,7 @@ class ClientLink:
                 route = self.gate.refuse(text, route.target_id, self.hold_timeout)
         if route.kind is RouteKind.FORWARD:
             await self.upstream.send_str(route.text)
-            self.reports.client_command(route.text, route.target_id)
+            self.reports.client_command(route.command, route.target_id)
             if route.blocked is not None:
                 b = route.blocked
                 self.reports.client_block(b.session_id, b.target_id, b.facts, b.decision)

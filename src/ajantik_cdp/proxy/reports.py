@@ -10,8 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-
-import orjson
+from typing import Any
 
 from ajantik_cdp import __version__
 from ajantik_cdp.core.guard.film import summarise
@@ -143,27 +142,18 @@ class Reports:
         ))
 
 
-    def client_command(self, text: str, target_id: str | None) -> None:
-        """A client's command on its way to Chrome: an action line if it acts on a page.
-        ``text`` is the gate's own serialisation, so the method is spelt one way."""
-        if not self.actions or self.writer is None or not any(
-                marker in text for marker in _ACTION_MARKERS):
+    def client_command(self, command: Mapping[str, Any] | None,
+                       target_id: str | None) -> None:
+        """A client's command on its way to Chrome, as the gate parsed it: an action line
+        if it acts on a page."""
+        if not self.actions or self.writer is None or command is None:
             return
-        try:
-            msg = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            return
-        method, params = msg.get("method"), msg.get("params") or {}
+        method, params = command.get("method"), command.get("params") or {}
         if not isinstance(method, str) or not isinstance(params, dict):
             return
         summary = summarise(method, params, self.redactor.url)
         if summary is not None:
             self.writer.write(ActionLine(target_id=target_id, method=method, summary=summary))
-
-
-# Domains of every action method: a substring test keeps other commands off the parser.
-_ACTION_MARKERS = ('"method":"Input.', '"method":"Page.', '"method":"Runtime.',
-                   '"method":"DOM.')
 
 
 def _content_type(headers: Mapping[str, str]) -> str | None:

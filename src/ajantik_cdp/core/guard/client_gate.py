@@ -96,6 +96,10 @@ class Route:
     text: str = ""
     target_id: str | None = None
     blocked: BlockedRewrite | None = None
+    # FORWARD: the command ``text`` spells, already parsed, so that the film's action
+    # line does not parse every command a second time; for a command wrapped in
+    # Target.sendMessageToTarget, the inner one, which is what acts on the page.
+    command: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -217,8 +221,9 @@ class ClientGate:
                 }
                 if session_id is not None:
                     fail["sessionId"] = session_id
-                return Route(RouteKind.FORWARD, _dumps(fail), target_id, blocked=rewrite)
-        return Route(RouteKind.FORWARD, _dumps(msg), target_id)
+                return Route(RouteKind.FORWARD, _dumps(fail), target_id, blocked=rewrite,
+                             command=fail)
+        return Route(RouteKind.FORWARD, _dumps(msg), target_id, command=msg)
 
     def refuse(self, text: str, target_id: str | None, waited: float) -> Route:
         """Answer a held command whose target never became guarded."""
@@ -236,11 +241,11 @@ class ClientGate:
         inner_text = params.get("message")
         inner_session = params.get("sessionId")
         if not isinstance(inner_text, str) or not isinstance(inner_session, str):
-            return Route(RouteKind.FORWARD, _dumps(msg), None)
+            return Route(RouteKind.FORWARD, _dumps(msg), None, command=msg)
         try:
             inner = orjson.loads(inner_text)
         except orjson.JSONDecodeError:
-            return Route(RouteKind.FORWARD, _dumps(msg), None)
+            return Route(RouteKind.FORWARD, _dumps(msg), None, command=msg)
         if isinstance(inner, dict):
             inner = {**inner, "sessionId": inner_session}
         routed = self.route(inner, status)
@@ -253,7 +258,8 @@ class ClientGate:
         forwarded = orjson.loads(routed.text)
         forwarded.pop("sessionId", None)
         outer = {**msg, "params": {**params, "message": _dumps(forwarded)}}
-        return Route(RouteKind.FORWARD, _dumps(outer), routed.target_id, routed.blocked)
+        return Route(RouteKind.FORWARD, _dumps(outer), routed.target_id, routed.blocked,
+                     command=forwarded)
 
     def _target_of(self, session_id: str | None) -> tuple[str | None, str | None]:
         if session_id is None:
