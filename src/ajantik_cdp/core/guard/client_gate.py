@@ -255,8 +255,8 @@ class ClientGate:
                 return Route(RouteKind.REPLY, _error(msg["id"], msg.get("sessionId"), -32000,
                                                      _reply_message(routed.text)))
             return routed
-        forwarded = orjson.loads(routed.text)
-        forwarded.pop("sessionId", None)
+        assert routed.command is not None  # every FORWARD route carries its command
+        forwarded = {k: v for k, v in routed.command.items() if k != "sessionId"}
         outer = {**msg, "params": {**params, "message": _dumps(forwarded)}}
         return Route(RouteKind.FORWARD, _dumps(outer), routed.target_id, routed.blocked,
                      command=forwarded)
