@@ -9,8 +9,10 @@
 
 Rounds alternate: direct (no guard attached to Chrome at all), then a bare net
 (bare_net.py: a process that pauses what the guard pauses and lets it all go at once, the
-floor any guard that decides before a request leaves must stand on), then through a
-freshly started guard process, so drift on a noisy machine hits every side alike. Medians.
+floor any guard that decides before a request leaves must stand on), then the floor of
+this design (floor_guard.py: a bare Python relay in the clients' path plus the bare net
+reading each write's answer as the guard does), then through a freshly started guard
+process, so drift on a noisy machine hits every side alike. Medians.
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ from ajantik_cdp.local_http import start_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bare_net
+import floor_guard
 from cdp_client import RawCdp
 
 READY = re.compile(r"skills connect to http://127\.0\.0\.1:(\d+)")
 BARE_NET = Path(__file__).resolve().parent / "bare_net.py"
+FLOOR = Path(__file__).resolve().parent / "floor_guard.py"
 
 
 def page_html(run: int) -> str:
@@ -137,6 +141,22 @@ def bare_net_process(upstream: str) -> Iterator[None]:
         proc.wait(10)
 
 
+@contextlib.contextmanager
+def floor_process(upstream: str) -> Iterator[str]:
+    """floor_guard.py (a bare relay and the bare net with answers); yields its base URL."""
+    proc = subprocess.Popen([sys.executable, str(FLOOR), upstream], text=True,
+                            stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    try:
+        ready, _, port = proc.stdout.readline().strip().rpartition(" ")
+        if ready != floor_guard.READY:
+            raise RuntimeError("the floor did not start")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 @dataclass
 class Samples:
     load: list[float] = field(default_factory=list)
@@ -205,7 +225,7 @@ async def run(rounds: int = 6, loads: int = 5, evals: int = 300,
     config = tmp / "guard.json"
     config.write_text('{"deny": ["/never-submit"], "allow_writes": ["^http://127\\\\.0\\\\.0'
                       '\\\\.1:' + str(site_port) + '/"], "record": ["/api/"]}')
-    direct, net, guarded = Samples(), Samples(), Samples()
+    direct, net, floor, guarded = Samples(), Samples(), Samples(), Samples()
     try:
         for r in range(rounds):
             await measure(chrome.http_url, site_port, loads, evals, direct, r * 1000)
@@ -213,6 +233,9 @@ async def run(rounds: int = 6, loads: int = 5, evals: int = 300,
             with bare_net_process(chrome.http_url):
                 await measure(chrome.http_url, site_port, loads, evals, net, r * 1000 + 250)
                 await measure_writes(chrome.http_url, site_port, writes, net)
+            with floor_process(chrome.http_url) as base:
+                await measure(base, site_port, loads, evals, floor, r * 1000 + 375)
+                await measure_writes(base, site_port, writes, floor)
             with guard_process(chrome.http_url, tmp / f"rec{r}.jsonl", config) as guard:
                 await measure(guard, site_port, loads, evals, guarded, r * 1000 + 500)
                 await measure_writes(guard, site_port, writes, guarded)
@@ -221,16 +244,19 @@ async def run(rounds: int = 6, loads: int = 5, evals: int = 300,
         chrome.close()
     return [
         {"name": "page load, 200 subresources (ms)", "direct": med_ms(direct.load),
-         "net": med_ms(net.load), "guard": med_ms(guarded.load), "target": 1.05,
+         "net": med_ms(net.load), "floor": med_ms(floor.load),
+         "guard": med_ms(guarded.load), "target": 1.05,
          "n": len(direct.load)},
         {"name": "Runtime.evaluate round trip (ms)", "direct": med_ms(direct.rtt),
-         "net": med_ms(net.rtt), "guard": med_ms(guarded.rtt), "target": 1.3,
+         "net": med_ms(net.rtt), "floor": med_ms(floor.rtt),
+         "guard": med_ms(guarded.rtt), "target": 1.3,
          "n": len(direct.rtt)},
         # Throughput: higher is better, so the ratio shown is direct / guard (time per
         # write), checked against 1 / 0.85.
         {"name": f"recorded writes, {CLIENTS} clients (ms/write)",
          "direct": 1000 / statistics.median(direct.writes_per_s),
          "net": 1000 / statistics.median(net.writes_per_s),
+         "floor": 1000 / statistics.median(floor.writes_per_s),
          "guard": 1000 / statistics.median(guarded.writes_per_s), "target": 1 / 0.85,
          "n": len(direct.writes_per_s)},
     ]

@@ -19,23 +19,26 @@ import bench_gauntlet
 import bench_guard
 import bench_record
 
+FLOORS = (("net", "bare net"), ("floor", "floor"))
+
 
 def show(rows: list[dict[str, float | str | int]]) -> None:
-    """One line per measure; ``net`` (the bare net, bench_guard.py), when a row has it,
-    gets a column and its own ratio to direct: the floor under the guard's ratio."""
-    nets = any("net" in row for row in rows)
-    net_head = f" {'bare net':>10} {'floor':>7}" if nets else ""
-    print(f"{'measure':42} {'direct':>10}{net_head} {'guard':>10} {'ratio':>7} "
+    """One line per measure. The floors of bench_guard.py, when a row has them, get a
+    column each with its own ratio to direct: ``net``, the bare net (what pausing costs
+    before anything is decided), and ``floor``, the design's floor (a bare relay plus
+    the bare net reading each write's answer), under which no guard built this way goes."""
+    floors = [(key, head) for key, head in FLOORS if any(key in row for row in rows)]
+    heads = "".join(f" {head:>10} {'ratio':>7}" for _, head in floors)
+    print(f"{'measure':42} {'direct':>10}{heads} {'guard':>10} {'ratio':>7} "
           f"{'target':>7}  n")
     for row in rows:
         direct = float(row["direct"])
         ratio = float(row["guard"]) / direct
         verdict = "ok" if ratio <= float(row["target"]) else "OVER"
-        net = ""
-        if nets:
-            net = (f" {float(row['net']):10.3f} {float(row['net']) / direct:6.2f}x"
-                   if "net" in row else f" {'':10} {'':7}")
-        print(f"{row['name']:42} {direct:10.3f}{net} {float(row['guard']):10.3f} "
+        cells = "".join(
+            f" {float(row[key]):10.3f} {float(row[key]) / direct:6.2f}x" if key in row
+            else f" {'':10} {'':7}" for key, _ in floors)
+        print(f"{row['name']:42} {direct:10.3f}{cells} {float(row['guard']):10.3f} "
               f"{ratio:6.2f}x {float(row['target']):6.2f}x  {row['n']} {verdict}")
 
 
