@@ -210,6 +210,45 @@ async def client_rewrite(env: Env) -> None:
     await _with_page(env, body)
 
 
+async def _non_flat(env: Env, inner: dict[str, Any]) -> None:
+    """An old-style client: a non-flat session (``flatten: false``) on a new tab, and one
+    command for that tab wrapped in ``Target.sendMessageToTarget``, as clients did before
+    flat sessions."""
+    async with aiohttp.ClientSession() as http, http.get(f"{env.cdp_url}/json/version") as resp:
+        ws_url = orjson.loads(await resp.read())["webSocketDebuggerUrl"]
+    async with websockets.connect(ws_url, max_size=None, compression=None) as ws:
+        ids = iter(range(1, 1000))
+
+        async def call(method: str, params: dict[str, Any]) -> dict[str, Any]:
+            msg_id = next(ids)
+            await ws.send(orjson.dumps({"id": msg_id, "method": method,
+                                        "params": params}).decode())
+            while True:
+                msg = orjson.loads(await asyncio.wait_for(ws.recv(), 20))
+                if msg.get("id") == msg_id:
+                    return dict(msg.get("result") or {})
+
+        target = (await call("Target.createTarget", {"url": "about:blank"}))["targetId"]
+        session = (await call("Target.attachToTarget", {"targetId": target,
+                                                        "flatten": False}))["sessionId"]
+        await call("Target.sendMessageToTarget", {
+            "sessionId": session, "message": orjson.dumps({"id": 1, **inner}).decode()})
+        await env.played_out()
+        await call("Target.closeTarget", {"targetId": target})
+
+
+def non_flat_navigate(env: Env) -> Awaitable[None]:
+    return _non_flat(env, {"method": "Page.navigate",
+                           "params": {"url": env.site.a + "/denied-non-flat-load"}})
+
+
+def non_flat_evaluate(env: Env) -> Awaitable[None]:
+    return _non_flat(env, {"method": "Runtime.evaluate", "params": {
+        "expression": f"fetch('{env.site.a}/hit/denied-non-flat', {{method: 'POST', "
+                      "body: 'x', mode: 'no-cors'}).then(() => 1, () => 0)",
+        "awaitPromise": True}})
+
+
 @dataclass(frozen=True)
 class Attack:
     name: str
@@ -244,4 +283,7 @@ ATTACKS = [
     Attack("Target.createTarget with a URL", raw_create_target, _gets("denied-create-target")),
     Attack("write outside allow_writes", allowlist_other_origin, _writes("elsewhere")),
     Attack("client rewrites a paused request", client_rewrite, _writes("denied-rewrite")),
+    Attack("page load from a non-flat session", non_flat_navigate,
+           _gets("denied-non-flat-load")),
+    Attack("write from a non-flat session", non_flat_evaluate, _writes("denied-non-flat")),
 ]
