@@ -3,6 +3,8 @@ at each frame rate asked) against the same guard not filming and against Chrome 
 alternating rounds: ``python bench/bench_film.py [--fps 2 4]``.
 
 The issue's target: with film on, page load and round trip stay within 1.15x of direct.
+The design's floor (bench_guard.py, floor_guard.py) is printed beside it: no guard, filming
+or not, goes under it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_guard import Samples, guard_process, measure, med_ms, start_site
+from bench_guard import Samples, floor_process, guard_process, measure, med_ms, start_site
 
 from ajantik_cdp.browser.launch import start_chrome
 
@@ -31,11 +33,13 @@ async def run(rounds: int = 4, loads: int = 5, evals: int = 200,
     tmp = Path(tempfile.mkdtemp(prefix="ajantik-bench-film-"))
     config = tmp / "guard.json"
     config.write_text('{"deny": ["/never-submit"]}')
-    direct, plain = Samples(), Samples()
+    direct, floor, plain = Samples(), Samples(), Samples()
     filmed = {fps: Samples() for fps in rates}
     try:
         for r in range(rounds):
             await measure(chrome.http_url, site_port, loads, evals, direct, r * 1000)
+            with floor_process(chrome.http_url) as base:
+                await measure(base, site_port, loads, evals, floor, r * 1000 + 50)
             sides: list[tuple[Samples, tuple[str, ...]]] = [(plain, ())]
             sides += [(filmed[fps], ("--film", str(tmp / f"film{r}-{fps}"), "--film-fps",
                                      str(fps))) for fps in rates]
@@ -47,17 +51,20 @@ async def run(rounds: int = 4, loads: int = 5, evals: int = 200,
     finally:
         await runner.cleanup()
         chrome.close()
+    load_floor, rtt_floor = med_ms(floor.load), med_ms(floor.rtt)
     rows = [{"name": "page load, guard not filming (ms)", "direct": med_ms(direct.load),
-             "guard": med_ms(plain.load), "target": TARGET, "n": len(direct.load)},
+             "floor": load_floor, "guard": med_ms(plain.load), "target": TARGET,
+             "n": len(direct.load)},
             {"name": "round trip, guard not filming (ms)", "direct": med_ms(direct.rtt),
-             "guard": med_ms(plain.rtt), "target": TARGET, "n": len(direct.rtt)}]
+             "floor": rtt_floor, "guard": med_ms(plain.rtt), "target": TARGET,
+             "n": len(direct.rtt)}]
     for fps, samples in filmed.items():
         rows.append({"name": f"page load, filming at {fps:g} fps (ms)",
-                     "direct": med_ms(direct.load), "guard": med_ms(samples.load),
-                     "target": TARGET, "n": len(samples.load)})
+                     "direct": med_ms(direct.load), "floor": load_floor,
+                     "guard": med_ms(samples.load), "target": TARGET, "n": len(samples.load)})
         rows.append({"name": f"round trip, filming at {fps:g} fps (ms)",
-                     "direct": med_ms(direct.rtt), "guard": med_ms(samples.rtt),
-                     "target": TARGET, "n": len(samples.rtt)})
+                     "direct": med_ms(direct.rtt), "floor": rtt_floor,
+                     "guard": med_ms(samples.rtt), "target": TARGET, "n": len(samples.rtt)})
     return rows
 
 

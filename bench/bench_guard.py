@@ -11,7 +11,8 @@ Rounds alternate: direct (no guard attached to Chrome at all), then a bare net
 (bare_net.py: a process that pauses what the guard pauses and lets it all go at once, the
 floor any guard that decides before a request leaves must stand on), then the floor of
 this design (floor_guard.py: a bare Python relay in the clients' path plus the bare net
-reading each write's answer as the guard does), then through a freshly started guard
+reading each write's answer as the guard does and holding on every page the sessions the
+guard's guarantees need), then through a freshly started guard
 process, so drift on a noisy machine hits every side alike. Medians.
 """
 

@@ -5,15 +5,18 @@ decides or records anything.
 
 - a bare relay: an aiohttp server that hands clients its own ``/json/version`` and pipes
   every DevTools websocket to Chrome and back as text frames, reading nothing;
-- the bare net with answers (``bare_net.hold(answers=True)``): every request the guard
-  pauses is paused, and each write is also paused at the response stage and its body
-  read before it goes on, which is how the guard gets a write's answer for the record.
+- the bare net with answers and sessions (``bare_net.hold(answers=True,
+  sessions=True)``): every request the guard pauses is paused, each write is also
+  paused at the response stage and its body read before it goes on, which is how the
+  guard gets a write's answer for the record, and every page has a session with Fetch
+  (no patterns) and Network with the service-worker bypass, which the guard's
+  guarantees need there (see ``bare_net.hold``).
 
 It prints ``floor ready PORT``. bench_guard.py runs it as a side of its own, the
 ``floor`` column: the guard's ratio over it is the guard's own cost (the gate, the
-rules, its sessions on every target, the record), and its ratio over direct is the
-price of the design: a Python process in the path and two pauses of each recorded
-write.
+rules, its page scripts, the record), and its ratio over direct is the
+price of the design: a Python process in the path, two pauses of each recorded write,
+and the Network domain's events of every request on every page (about ten per write).
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ async def serve(upstream: str) -> None:
     async with aiohttp.ClientSession() as http:
         runner, port = await start_app(relay_app(upstream, http))
         try:
-            await bare_net.hold(upstream, answers=True,
+            await bare_net.hold(upstream, answers=True, sessions=True,
                                 ready=lambda: print(f"{READY} {port}", flush=True))
         finally:
             with contextlib.suppress(Exception):
