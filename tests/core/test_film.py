@@ -266,10 +266,14 @@ def test_the_player_keeps_stills_first_within_its_limit(
 
 
 @examples(20)
-@given(st.floats(-5, 100))
+@given(st.floats(-5, 100) | st.just(0.0) | st.just(-0.0))
 def test_policy_refuses_impossible_values(fps: float) -> None:
     if 0 < fps <= 30:
         assert FilmPolicy(fps=fps).interval == pytest.approx(1 / fps)
+        assert FilmPolicy(fps=fps).screencast
+    elif fps == 0:
+        assert not FilmPolicy(fps=fps).screencast  # stills only
+        assert FilmPolicy(fps=fps).interval == float("inf")
     else:
         with pytest.raises(FilmPolicyError):
             FilmPolicy(fps=fps)

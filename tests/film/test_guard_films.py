@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ajantik_cdp.core.guard.film import FilmPolicy
+from ajantik_cdp.core.guard.film import STILLS_ONLY, FilmPolicy
 from ajantik_cdp.core.record.record_schema import ActionLine, BlockLine, RequestLine
 from ajantik_cdp.proxy.film import FilmSettings
 from ajantik_cdp.record.reader import load_record
@@ -93,6 +93,55 @@ async def test_playwright_page_is_filmed_with_a_still_after_each_write(
     raw = g.record.read_text()
     assert "hunter2" not in raw and "Ada" not in raw
     assert all(isinstance(a, ActionLine) for a in actions)
+    assert record.end is not None and record.end.counts["frame"] == len(frames)
+
+
+
+async def test_stills_only_a_picture_right_after_each_write_block_and_fault(
+        pw, guard: GuardFactory, site: HitSite, tmp_path: Path) -> None:
+    """The default of `test run` and `demo`: no screencast, a capture asked for right
+    after each write, block and fault line, and none of a page at a ``redact`` URL."""
+    film = tmp_path / "film"
+    g = await guard({"deny": ["denied"], "allow_writes": [origin_rule(site.a)],
+                     "redact": ["/page/login"]},
+                    fault="phantom_failure:/hit/faulted",
+                    film=FilmSettings(film, FilmPolicy(fps=STILLS_ONLY)))
+    browser = await pw.chromium.connect_over_cdp(g.url)
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.goto(site.page("film", PAGE))
+    assert await page.evaluate("post('/hit/draft')") == 200
+    assert await page.evaluate("post('/hit/denied-submission')") == "error"
+    assert await page.evaluate("post('/hit/faulted')") == 500
+    # A burst: each line still gets a picture taken after it.
+    assert await page.evaluate("Promise.all([post('/hit/b1'), post('/hit/b2'), "
+                               "post('/hit/b3')])") == [200, 200, 200]
+    # Pictures from up to 1.5 s before a redacted page's commit are dropped too
+    # (core/guard/film.py, HEARD_AT_COMMIT): leave the film page's stills out of that.
+    await page.wait_for_timeout(1800)
+    await page.goto(site.page("login", PAGE))
+    assert await page.evaluate("post('/hit/from-login')") == 200
+    await page.wait_for_timeout(500)
+    await ctx.close()
+    await browser.close()
+    await g.server.shutdown("test", 1000)
+
+    record = load_record(g.record)
+    frames = record.frames
+    assert frames and all(f.cause == "still" for f in frames), frames
+    assert all(is_jpeg(film / f.file) for f in frames)
+    assert not any("/page/login" in f.url for f in frames), frames
+    moments = [ln for ln in record.lines if isinstance(ln, BlockLine)
+               or (isinstance(ln, RequestLine) and ln.method == "POST")]
+    assert len(moments) == 7
+    for line in moments:
+        stills = [f for f in frames if f.after_seq == line.seq]
+        if isinstance(line, RequestLine) and line.url.endswith("/hit/from-login"):
+            assert stills == [], "a still of the redacted login page was kept"
+            continue
+        assert len(stills) == 1, (line.seq, [(f.after_seq, f.time) for f in frames])
+        delay = (when(stills[0].time) - when(line.time)).total_seconds()
+        assert 0 <= delay <= 0.5, (line.seq, delay)
     assert record.end is not None and record.end.counts["frame"] == len(frames)
 
 

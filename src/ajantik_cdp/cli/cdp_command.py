@@ -67,9 +67,9 @@ NAME = "ajantik cdp"
               "actions. Pages at a `redact` URL are not filmed. An earlier non-empty DIR "
               "is moved aside.")
 @click.option("--film-fps", default=DEFAULT_FPS, show_default=True,
-              type=click.FloatRange(0, MAX_FPS, min_open=True), metavar="N",
+              type=click.FloatRange(0, MAX_FPS), metavar="N",
               help="Most screencast frames kept per second and page (Chrome sends one only "
-              "when the page changed).")
+              "when the page changed); 0 films stills only, no screencast.")
 @click.option("-v", "--verbose", is_flag=True, help="Log debugging detail.")
 def cdp_command(upstream: str, port: int, host: str, config_text: str | None,
                 record_path: Path, fault_text: str | None, fault_at: int,

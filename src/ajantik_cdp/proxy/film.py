@@ -107,6 +107,9 @@ class Camera:
         self._docs: dict[str, dict[str, str]] = {}  # page -> frame id -> document URL
         # Acks held back to the kept rate: page -> (timer, its session, the frame's ack id).
         self._acks: dict[str, tuple[asyncio.TimerHandle, str, Any]] = {}
+        # Stills only: lines waiting for a page's next capture, and the pages being shot.
+        self._shots: dict[str, list[tuple[int | None, str]]] = {}
+        self._shooting: set[str] = set()
 
     # -- wiring -------------------------------------------------------------------------
 
@@ -132,6 +135,8 @@ class Camera:
         # frames on this session: a target's URL (targetInfoChanged) arrives too late,
         # and the first frames of a login page were kept with the previous page's URL.
         self.conn.post("Page.enable", None, session_id)
+        if not self.policy.screencast:
+            return  # stills only: each one is asked for (see on_line)
         # Chrome sends a frame only when the page changed; ``everyNthFrame`` is left at 1
         # and the rate is held by the book, which keeps the last change of a burst too.
         self.conn.post("Page.startScreencast", {
@@ -316,6 +321,9 @@ class Camera:
         seq = getattr(line, "seq", None)
         loop = asyncio.get_running_loop()
         for page_id in self.book.still_for(line, tuple(self.filmed)):
+            if not self.policy.screencast:
+                self._shoot(page_id, (seq, line.time))
+                continue
             self._wanted.setdefault(page_id, []).append((seq, line.time))
             self._ack_now(page_id)  # the page's next frame is the still: let it come
             if page_id not in self._still_timers:
@@ -348,23 +356,54 @@ class Camera:
         task.add_done_callback(self._tasks.discard)
 
     async def _screenshot(self, page_id: str) -> None:
+        picture = await self._photograph(page_id)
+        if picture is None:
+            self._wanted.pop(page_id, None)
+        else:
+            self._take_still(page_id, picture)
+
+    async def _photograph(self, page_id: str) -> _Picture | None:
         session_id = self.filmed.get(page_id)
         if session_id is None:
-            self._wanted.pop(page_id, None)
-            return
+            return None
         try:
             result = await self.conn.send("Page.captureScreenshot", {
                 "format": "jpeg", "quality": self.policy.quality, "optimizeForSpeed": True,
             }, session_id, timeout=self.policy.still_timeout)
         except (CdpError, ConnectionLost, TimeoutError) as exc:
             log.warning("no still of %s: %r", page_id[:8], exc)
-            self._wanted.pop(page_id, None)
-            return
+            return None
         data = result.get("data")
-        if isinstance(data, str):
-            target = self.targets.get(page_id)
-            self._take_still(page_id, _Picture(data, time.time(),
-                                               target.url if target else ""))
+        if not isinstance(data, str):
+            return None
+        target = self.targets.get(page_id)
+        return _Picture(data, time.time(), target.url if target else "")
+
+    # -- stills only (no screencast) ------------------------------------------------------
+    #
+    # Each still is a capture asked for right after its line, so it shows the page after
+    # the line. One capture per page at a time: lines that come while one is under way wait
+    # for the next, which starts when it is back (a capture asked for before a line could
+    # show the page before it).
+
+    def _shoot(self, page_id: str, line: tuple[int | None, str]) -> None:
+        self._shots.setdefault(page_id, []).append(line)
+        if page_id in self._shooting:
+            return
+        self._shooting.add(page_id)
+        task = asyncio.get_running_loop().create_task(self._shoot_waiting(page_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _shoot_waiting(self, page_id: str) -> None:
+        try:
+            while lines := self._shots.pop(page_id, None):
+                picture = await self._photograph(page_id)
+                if picture is not None and not self.book.shows_redacted(self._urls(page_id)) \
+                        and self.book.still_taken(_size(picture.jpeg)):
+                    self._settle(page_id, picture, "still", lines)
+        finally:
+            self._shooting.discard(page_id)
 
     # -- files --------------------------------------------------------------------------
 

@@ -27,11 +27,19 @@ from ajantik_cdp.core.record.record_schema import (
 # frames a second adds 2% to a page load through the guard, 4 add 14%, 8 add 19%.
 DEFAULT_FPS = 2.0
 MAX_FPS = 30.0
-# Whether `ajantik test run` and `ajantik demo` film every run unless given --no-film.
-# Off: the issue allows filming to move the demo's wall time by at most 10%, and it moved
-# it by 9-16% (CPU 10-11%) in three measurements on 2026-12-02 with bench/demo_bench.py
-# --film 2 and the acks held (docs/record.md, "What filming costs"; 1.58x before).
-FILM_RUNS_BY_DEFAULT = False
+# A frame rate of 0 films stills only: no screencast, and a picture of the page taken
+# (Page.captureScreenshot) right after each write, block and fault line.
+STILLS_ONLY = 0.0
+# Whether `ajantik test run` and `ajantik demo` film every run unless given --no-film, and
+# at which rate. On, with stills only: the issue allows filming to move the demo's wall
+# time by at most 10%. The screencast at 2 fps moved it by 8-19% in every measurement
+# of earlier days (bench/demo_bench.py --film 2; docs/record.md, "What filming costs")
+# and by 0-2% in two on 2026-12-02 (Chromium 150), so it is not the default. Stills only
+# moved it by nothing measurable (0.93x of the wall time in both runs of 2026-12-02, CPU
+# 0.94x and 1.00x): what costs is Chrome capturing every repaint while a screencast is
+# on, and with none on it captures only when asked.
+FILM_RUNS_BY_DEFAULT = True
+RUNS_DEFAULT_FPS = STILLS_ONLY
 # Whether `ajantik gauntlet run` and `ajantik gauntlet demo` film every run unless given
 # --no-film. On: the issue allows filming to move a suite's runs per minute by at most
 # 10%, and with the acks held to the kept rate it moved them by -4.1% and -2.1% (the
@@ -54,7 +62,8 @@ class FilmPolicy:
     counts show it; stills after record lines have their own limit so that the picture
     at each write survives a long, busy screencast."""
 
-    fps: float = DEFAULT_FPS  # most screencast frames kept per second, per page
+    # Most screencast frames kept per second, per page; STILLS_ONLY (0): no screencast.
+    fps: float = DEFAULT_FPS
     max_frames: int = 2000  # screencast frames kept per run
     max_stills: int = 2000  # stills after record lines kept per run
     max_bytes: int = 200 * 1024 * 1024  # bytes of JPEG kept per run, frames and stills
@@ -64,8 +73,8 @@ class FilmPolicy:
     still_timeout: float = 2.0  # seconds a still may take before it is given up
 
     def __post_init__(self) -> None:
-        if not 0 < self.fps <= MAX_FPS:
-            raise FilmPolicyError(f"film frame rate must be above 0 and at most {MAX_FPS:g} "
+        if not 0 <= self.fps <= MAX_FPS:
+            raise FilmPolicyError(f"film frame rate must be 0 (stills only) to {MAX_FPS:g} "
                                   f"a second, not {self.fps:g}")
         if not 0 <= self.quality <= 100:
             raise FilmPolicyError(f"JPEG quality must be 0-100, not {self.quality}")
@@ -73,8 +82,12 @@ class FilmPolicy:
             raise FilmPolicyError("film limits cannot be negative")
 
     @property
+    def screencast(self) -> bool:
+        return self.fps > 0
+
+    @property
     def interval(self) -> float:
-        return 1.0 / self.fps
+        return 1.0 / self.fps if self.fps > 0 else float("inf")
 
     def as_data(self) -> dict[str, Any]:
         return {"fps": self.fps, "max_frames": self.max_frames, "max_stills": self.max_stills,
