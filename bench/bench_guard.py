@@ -128,34 +128,35 @@ def guard_process(upstream: str, record: Path, config: Path,
 
 
 @contextlib.contextmanager
-def bare_net_process(upstream: str) -> Iterator[None]:
-    """bare_net.py on Chrome's browser session, for as long as the block runs."""
-    proc = subprocess.Popen([sys.executable, str(BARE_NET), upstream], text=True,
+def helper_process(script: Path, upstream: str, ready: str) -> Iterator[str]:
+    """A helper of this folder (bare_net.py, floor_guard.py) on Chrome, for as long as
+    the block runs; yields what follows ``ready`` on the first line it prints."""
+    proc = subprocess.Popen([sys.executable, str(script), upstream], text=True,
                             stdout=subprocess.PIPE)
     assert proc.stdout is not None
     try:
-        if proc.stdout.readline().strip() != bare_net.READY:
-            raise RuntimeError("the bare net did not start")
-        yield
+        line = proc.stdout.readline().strip()
+        if not line.startswith(ready):
+            raise RuntimeError(f"{script.name} did not start")
+        yield line.removeprefix(ready).strip()
     finally:
         proc.terminate()
         proc.wait(10)
 
 
 @contextlib.contextmanager
+def bare_net_process(upstream: str) -> Iterator[None]:
+    """bare_net.py on Chrome's browser session."""
+    with helper_process(BARE_NET, upstream, bare_net.READY):
+        yield
+
+
+@contextlib.contextmanager
 def floor_process(upstream: str) -> Iterator[str]:
-    """floor_guard.py (a bare relay and the bare net with answers); yields its base URL."""
-    proc = subprocess.Popen([sys.executable, str(FLOOR), upstream], text=True,
-                            stdout=subprocess.PIPE)
-    assert proc.stdout is not None
-    try:
-        ready, _, port = proc.stdout.readline().strip().rpartition(" ")
-        if ready != floor_guard.READY:
-            raise RuntimeError("the floor did not start")
+    """floor_guard.py (a bare relay, the bare net with answers and sessions); yields the
+    relay's base URL."""
+    with helper_process(FLOOR, upstream, floor_guard.READY) as port:
         yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,6 +41,13 @@ def is_jpeg(path: Path) -> bool:
     return data[:3] == b"\xff\xd8\xff" and data[-2:] == b"\xff\xd9"
 
 
+async def write_block_and_fault(page: Any) -> None:
+    """The three lines a still must follow: a write, a blocked write, a faulted one."""
+    assert await page.evaluate("post('/hit/draft')") == 200
+    assert await page.evaluate("post('/hit/denied-submission')") == "error"
+    assert await page.evaluate("post('/hit/faulted')") == 500
+
+
 async def test_playwright_page_is_filmed_with_a_still_after_each_write(
         pw, guard: GuardFactory, site: HitSite, tmp_path: Path) -> None:
     film = tmp_path / "film"
@@ -53,9 +61,7 @@ async def test_playwright_page_is_filmed_with_a_still_after_each_write(
     await page.fill("#name", "Ada")
     await page.type("#secret", "hunter2-typed")
     await page.click("#go")
-    assert await page.evaluate("post('/hit/draft')") == 200
-    assert await page.evaluate("post('/hit/denied-submission')") == "error"
-    assert await page.evaluate("post('/hit/faulted')") == 500
+    await write_block_and_fault(page)
     await page.wait_for_timeout(1500)
     await ctx.close()
     await browser.close()
@@ -110,9 +116,7 @@ async def test_stills_only_a_picture_right_after_each_write_block_and_fault(
     ctx = await browser.new_context()
     page = await ctx.new_page()
     await page.goto(site.page("film", PAGE))
-    assert await page.evaluate("post('/hit/draft')") == 200
-    assert await page.evaluate("post('/hit/denied-submission')") == "error"
-    assert await page.evaluate("post('/hit/faulted')") == 500
+    await write_block_and_fault(page)
     # A burst: each line still gets a picture taken after it.
     assert await page.evaluate("Promise.all([post('/hit/b1'), post('/hit/b2'), "
                                "post('/hit/b3')])") == [200, 200, 200]
