@@ -307,7 +307,7 @@ async def test_a_service_worker_websocket_at_its_first_instruction_is_stopped(
     # both WebSockets at the site.
     assert await site.wait_for(lambda: len(site.gets("/sw-top-alive")) >= 2 and
                                len(site.gets("/denied-sw-top/")) >= 2 and
-                               len(site.gets("/dEnIeD-sw-top/")) >= 2), \
+                               len(site.gets("/dEnIeD-sw-top/")) >= 2, timeout=30), \
         ("without the guard, each start's WebSockets did not reach the site",
          [h.path for h in site.hits])
 

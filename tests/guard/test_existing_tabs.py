@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import orjson
 import pytest
 import websockets
@@ -28,12 +30,22 @@ async def evaluate_directly(page_ws: str, expression: str) -> object:
                 return msg["result"]["result"].get("value")
 
 
+async def committed(page_ws: str, url: str, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while await evaluate_directly(page_ws, "location.href") != url:
+        assert asyncio.get_running_loop().time() < deadline, f"the tab never showed {url}"
+        await asyncio.sleep(0.05)
+
+
 async def test_a_tab_opened_before_the_guard_is_guarded(chrome, pw, guard: GuardFactory,
                                                         site: HitSite) -> None:
     install(site)
     tab = await get_json(f"{chrome.http_url}/json/new?{site.a}/page/blank", "PUT")
     try:
         await site.wait_for(lambda: site.gets("/page/blank"))
+        # The site saw the request before the tab committed the page: a fetch from the
+        # tab's first about:blank would fail on its relative URL.
+        await committed(tab["webSocketDebuggerUrl"], site.a + "/page/blank")
         assert await evaluate_directly(tab["webSocketDebuggerUrl"], FETCH) == 200
         assert len(site.writes("denied-existing")) == 1
 
