@@ -1,6 +1,6 @@
 """What filming costs: page load and round trip through a guard that films (``--film``,
 at each frame rate asked) against the same guard not filming and against Chrome direct,
-alternating rounds: ``python bench/bench_film.py [--fps 2 4]``.
+alternating rounds: ``python bench/bench_film.py [--fps 0 2 4]`` (0: stills only).
 
 The issue's target: with film on, page load and round trip stay within 1.15x of direct.
 The design's floor (bench_guard.py, floor_guard.py) is printed beside it: no guard, filming
@@ -59,10 +59,11 @@ async def run(rounds: int = 4, loads: int = 5, evals: int = 200,
              "floor": rtt_floor, "guard": med_ms(plain.rtt), "target": TARGET,
              "n": len(direct.rtt)}]
     for fps, samples in filmed.items():
-        rows.append({"name": f"page load, filming at {fps:g} fps (ms)",
+        how = f"filming at {fps:g} fps" if fps else "filming stills only"
+        rows.append({"name": f"page load, {how} (ms)",
                      "direct": med_ms(direct.load), "floor": load_floor,
                      "guard": med_ms(samples.load), "target": TARGET, "n": len(samples.load)})
-        rows.append({"name": f"round trip, filming at {fps:g} fps (ms)",
+        rows.append({"name": f"round trip, {how} (ms)",
                      "direct": med_ms(direct.rtt), "floor": rtt_floor,
                      "guard": med_ms(samples.rtt), "target": TARGET, "n": len(samples.rtt)})
     return rows
