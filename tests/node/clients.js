@@ -104,8 +104,11 @@ async function withMcp() {
   const path = require('path');
   // Its workspace (snapshot files) in a scratch folder, never in the checkout.
   const workspace = fs.mkdtempSync(path.join(require('os').tmpdir(), 'ajantik-mcp-'));
+  // Its 5 s default action timeout ran out once for a click on Chrome directly, in a
+  // full run on two busy cores: the tests wait for the site, not for MCP's patience.
   const proc = spawn(process.execPath, [cli, '--cdp-endpoint', cdpUrl,
-                                        '--output-dir', workspace],
+                                        '--output-dir', workspace,
+                                        '--timeout-action', '20000'],
                      { cwd: workspace, stdio: ['pipe', 'pipe', 'inherit'] });
   let buffer = '';
   let nextId = 1;
