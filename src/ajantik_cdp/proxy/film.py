@@ -336,9 +336,16 @@ class Camera:
         timer = self._still_timers.pop(page_id, None)
         if timer is not None:
             timer.cancel()
-        if waiting and not self.book.shows_redacted(self._urls(page_id)) \
+        if waiting:
+            self._keep_still(page_id, picture, waiting)
+
+    def _keep_still(self, page_id: str, picture: _Picture,
+                    lines: list[tuple[int | None, str]]) -> None:
+        """Keep ``picture`` as the still of ``lines`` unless the page shows a redacted
+        document or the byte budget is spent."""
+        if not self.book.shows_redacted(self._urls(page_id)) \
                 and self.book.still_taken(_size(picture.jpeg)):
-            self._settle(page_id, picture, "still", waiting)
+            self._settle(page_id, picture, "still", lines)
 
     def _no_change(self, page_id: str) -> None:
         timer = self._still_timers.pop(page_id, None)
@@ -399,9 +406,8 @@ class Camera:
         try:
             while lines := self._shots.pop(page_id, None):
                 picture = await self._photograph(page_id)
-                if picture is not None and not self.book.shows_redacted(self._urls(page_id)) \
-                        and self.book.still_taken(_size(picture.jpeg)):
-                    self._settle(page_id, picture, "still", lines)
+                if picture is not None:
+                    self._keep_still(page_id, picture, lines)
         finally:
             self._shooting.discard(page_id)
 
