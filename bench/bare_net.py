@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from ajantik_cdp.core.policy.rules import fetch_patterns
+from ajantik_cdp.core.policy.rules import fetch_patterns, is_write
 from ajantik_cdp.proxy.websocket_guard import NETWORK_ENABLE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -35,9 +35,9 @@ async def hold(http_url: str, answers: bool = False, sessions: bool = False,
                ready: Callable[[], None] | None = None) -> None:
     """Hold the net until Chrome closes the socket.
 
-    ``answers``: each write (any method but GET and HEAD) is also paused at the response
-    stage and its body read before it goes on, as a recorder of answers through Fetch
-    must (measured on Chrome 156, a continue sent behind the read loses the body).
+    ``answers``: each write (``rules.is_write``, as the guard counts one) is also paused
+    at the response stage and its body read before it goes on, as a recorder of answers
+    through Fetch must (measured on Chrome 156, a continue sent behind the read loses the body).
     ``sessions``: a session on every page, old and new, with what the guard's guarantees
     need there on every request: Fetch with no patterns (the page's loaders join the
     net) and Network with the service-worker bypass (without it, navigation preload
@@ -76,7 +76,7 @@ async def hold(http_url: str, answers: bool = False, sessions: bool = False,
                 elif "responseStatusCode" in params or "responseErrorReason" in params:
                     reads[await send("Fetch.getResponseBody",
                                      {"requestId": request_id})] = request_id
-                elif answers and params["request"]["method"] not in ("GET", "HEAD"):
+                elif answers and is_write(params["request"]["method"]):
                     await send("Fetch.continueRequest", {"requestId": request_id,
                                                          "interceptResponse": True})
                 else:
