@@ -113,7 +113,7 @@ def test_record_film_refuses_a_record_without_film(tmp_path: Path,
     rec = RecordBuilder(tmp_path / "plain.jsonl")
     rec.exchange("PUT", "/api/x", sent={"a": 1}, answer={"ok": True})
     path = rec.close()
-    assert cli("record", "film", str(path)) == 1
+    assert cli("record", "film", str(path)) == 2  # bad input, as the README's table says
     err = capsys.readouterr().err.strip()
     assert "holds no film" in err and len(err.splitlines()) == 1
 

@@ -61,7 +61,7 @@ from ajantik_cdp.gauntlet.score.suite_summary import summarise_suite
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
 from ajantik_cdp.gauntlet.suite.suite_file import MAX_RETRIES, PRESETS, CommandAgentSpec, Suite
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, UI_VARIANTS
-from ajantik_cdp.output_folder import make_folder, make_parent, prepare
+from ajantik_cdp.output_folder import make_parent, prepare
 
 T = TypeVar("T")
 NAME = "ajantik gauntlet"
@@ -310,7 +310,8 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
     run ran never changes how it is judged. A run lost with its browser or node is
     infrastructure, run again on another worker (--retries). Exit code 0 when every
     threshold is met, 1 when one is not, 2 for a bad suite file (every problem in one
-    message) or options that do not fit together.
+    message) or options that do not fit together, 3 when no browser can be used, 130
+    when interrupted (what finished is kept and reported).
 
     Every option can also be set in the environment variable named after it (below);
     the command line wins.
@@ -507,7 +508,7 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
     if out_file is not None:
         make_parent(out_file, "--out")
     if keep_dir is not None:
-        make_folder(keep_dir, "--keep", keep_dir)
+        prepare(keep_dir, "gauntlet-matrix", "--keep")
     base = keep_dir or Path(tempfile.mkdtemp(prefix="ajantik-matrix-"))
     browser = "unknown"
     load_at_start = os.getloadavg()[0]

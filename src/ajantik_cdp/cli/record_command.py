@@ -87,7 +87,7 @@ def film_command(path: Path, film_dir: Path | None, output: Path | None) -> None
     record = _load(name, path)
     view = film_view(record, "run", film_dir)
     if view is None:
-        raise CommandFailed(name, f"{path} holds no film: run the guard with --film DIR", 1)
+        raise CommandFailed(name, f"{path} holds no film: run the guard with --film DIR", 2)
     target = output or path.with_suffix(".film.html")
     for note in view.notes:
         click.echo(f"{name}: warning: {note}", err=True)
@@ -95,7 +95,7 @@ def film_command(path: Path, film_dir: Path | None, output: Path | None) -> None
     try:
         _write_atomically(target, render_film_page(f"Film of {path.name}", view).encode())
     except OSError as exc:
-        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}", 1) from None
+        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}", 2) from None
     click.echo(f"wrote {target} ({counted(len(view.frames), 'frame')}, "
                f"{counted(len(view.entries), 'timeline entry', 'timeline entries')})", err=True)
 

@@ -22,6 +22,7 @@ from rich.console import Console
 
 from ajantik_cdp.ci.judge_outputs import runs_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
+from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.film_options import film_options, film_policy
 from ajantik_cdp.cli.judge_command import judge_command
 from ajantik_cdp.cli.logging_setup import configure
@@ -32,7 +33,7 @@ from ajantik_cdp.core.policy.config import ConfigError, GuardConfig
 from ajantik_cdp.core.scoring.run_gate import GatePolicy
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable
 from ajantik_cdp.judge.adapter_loader import Adapter, AdapterError, load_adapter
-from ajantik_cdp.output_folder import prepare
+from ajantik_cdp.output_folder import check_results_folder, prepare
 from ajantik_cdp.proxy.upstream import GuardStartError, parse_upstream, reach_upstream
 from ajantik_cdp.testrun.adapter_hooks import AdapterHooks
 from ajantik_cdp.testrun.plan.run_plan import (
@@ -233,8 +234,9 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
     \b
     Exit code 0 only when every run passed the gate (no silent wrong, no damage, every
     unit scored, every fault fired on its write point); 1 otherwise (also when a
-    --before fails or the plan is declined); 2 for bad input; 130 when interrupted
-    (Ctrl-C: the runs that finished are kept and reported).
+    --before fails or the plan is declined); 2 for bad input; 3 when the Chrome of
+    --upstream cannot be reached; 130 when interrupted (Ctrl-C, SIGTERM: the runs that
+    finished are kept and reported).
     """
     if adapter_path is None:
         raise BadInput("--adapter is required: the judge needs it to score every run")
@@ -256,7 +258,7 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
     if not yes and not interactive:
         raise BadInput("it runs your skill against your real system and asks first; with "
                        "no terminal to ask on, pass --yes (for CI)")
-    _check_out_parent(out_dir)
+    check_results_folder(out_dir, "test-run")
     check_junit(junit_path)
     # Before anything is written: a Chrome that is not running (or a port that is not
     # Chrome's) is the usual first failure, and it is one line.
@@ -432,13 +434,6 @@ def _plan_from_record(path: Path, kinds: Any, reps: int, at: At,
         raise BadInput(str(exc)) from None
 
 
-def _check_out_parent(out_dir: Path) -> None:
-    parent = out_dir.resolve().parent
-    if not parent.is_dir():
-        raise BadInput(f"--out {out_dir}: the folder it goes in, {parent}, does not exist "
-                       "(a typo? create it first)")
-
-
 def _check_upstream(upstream: str) -> None:
     async def probe() -> None:
         async with aiohttp.ClientSession() as http:
@@ -446,8 +441,8 @@ def _check_upstream(upstream: str) -> None:
 
     try:
         asyncio.run(probe())
-    except GuardStartError as exc:
-        raise BadInput(f"--upstream: {exc}") from None
+    except GuardStartError as exc:  # exit 3 when Chrome cannot be reached, as everywhere
+        raise CommandFailed(RUN, f"--upstream: {exc}", exc.exit_code) from None
 
 
 def _load_config(path: Path) -> GuardConfig:
