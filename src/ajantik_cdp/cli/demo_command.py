@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from ajantik_cdp.browser.locate import find_chrome
+from ajantik_cdp.cli.console import command_console
 from ajantik_cdp.cli.film_options import film_options, film_policy
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.core.plurals import counted
@@ -68,7 +68,7 @@ def demo_command(out_dir: Path, workers: int, old_jobs: int | None, film: bool,
         logging.getLogger("ajantik").setLevel(logging.ERROR)
     find_chrome()  # before anything is written: a missing browser is the usual failure
     prepare(out_dir, "demo")
-    console = Console(highlight=False)
+    console = command_console()
     click.echo(f"{NAME}: {len(SKILLS)} skills, a clean run each, then "
                f"{len(OPTIONS.kinds)} faults each ({counted(workers, 'run')} at a time), "
                f"writing to {out_dir}/")

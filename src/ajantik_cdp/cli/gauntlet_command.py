@@ -20,6 +20,7 @@ from ajantik_cdp.browser.endpoints import EndpointScrubber
 from ajantik_cdp.browser.locate import find_chrome
 from ajantik_cdp.ci.gauntlet_outputs import gauntlet_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
+from ajantik_cdp.cli.console import command_console
 from ajantik_cdp.cli.env_options import from_environment
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.film_options import film_policy, suite_film_options
@@ -69,12 +70,7 @@ DEFAULT_WORKERS = 4
 
 
 def _console() -> Console:
-    console = Console(highlight=False)
-    if not console.is_terminal:
-        # A CI log or a pipe has no width to ask for; rich's 80 columns would wrap the
-        # table into an unreadable column of fragments.
-        console = Console(highlight=False, width=140)
-    return console
+    return command_console()
 
 
 def _quiet_guards(verbose: bool) -> None:

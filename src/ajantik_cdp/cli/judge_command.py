@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from ajantik_cdp.ci.judge_outputs import judge_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
+from ajantik_cdp.cli.console import command_console
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.core.errors import EXIT_BAD_INPUT
 from ajantik_cdp.core.scoring.run_gate import EXTRA_FAIL_ON, GatePolicy
@@ -97,7 +97,7 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
     judgement = run_judge(adapter_path, record_path, message_path)
     gate = judgement.gate(policy)
     sources = Sources(Source.of(adapter_path), Source.of(record_path), Source.of(message_path))
-    console = Console(highlight=False)
+    console = command_console()
     print_judgement(console, judgement, gate)
     for note in judgement.notes:
         click.echo(f"{NAME}: warning: {note}", err=True)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 import orjson
-from rich.console import Console
 
+from ajantik_cdp.cli.console import command_console
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.output_folder import make_parent
@@ -62,9 +62,8 @@ def show_command(path: Path, writes_only: bool, full: bool, width: int | None,
     given; each block with its rule. Withheld bodies show their reason, length and
     fingerprint, never their content."""
     record = _load("ajantik record show", path)
-    if width is None and not sys.stdout.isatty():
-        width = 200
-    console = Console(width=width, soft_wrap=False)
+    # Its table expands to the console and folds long cells: 200 columns off a terminal.
+    console = command_console(width=width, log_width=200, soft_wrap=False)
     if film_dir is not None and not record.frames:
         click.echo("ajantik record show: warning: this record holds no film (the guard "
                    "ran without --film)", err=True)

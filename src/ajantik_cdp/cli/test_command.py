@@ -22,6 +22,7 @@ from rich.console import Console
 
 from ajantik_cdp.ci.judge_outputs import runs_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
+from ajantik_cdp.cli.console import command_console
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.film_options import film_options, film_policy
 from ajantik_cdp.cli.judge_command import judge_command
@@ -271,7 +272,7 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
                      RunOptions(kinds, reps, at, only, deadline,
                                  GatePolicy(allow_unscorable=allow_unscorable),
                                  film_policy(film, film_fps)))
-    console = Console(highlight=False)
+    console = command_console()
     click.echo(f"{RUN}: {test.skill.label}")
     click.echo("  first a clean run through a fresh guard: every write it makes really reaches "
                "the system (use a test account)" + ("; --before runs first" if before else ""))
