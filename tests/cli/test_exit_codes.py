@@ -141,10 +141,16 @@ ROWS = [
     ("browser", lambda f: ["--port", "1", "--headless", "--profile", str(f.dir / "p")],
      None, 3, "exited with code 97"),
     ("browser", lambda f: ["--port", str(f.busy_port)], None, 2, "is in use"),
+    # A Chrome given that is not there: said so, not as a raw "[Errno 2]" (issue 31).
+    ("browser", lambda f: ["--executable", str(f.dir / "no-chrome"), "--port", "1"], None, 3,
+     "no-chrome: no such file"),
+    ("browser", lambda f: ["--executable", str(f.record), "--port", "1", "--profile",
+                           str(f.dir / "p2")], None, 3, "cannot run"),
     ("cdp", lambda f: [], None, 2, "--upstream"),
     ("cdp", lambda f: ["--upstream", "http://127.0.0.1:1", "--port", "0",
                        "--record", str(f.dir / "c.jsonl")], None, 3, "cannot reach Chrome"),
     ("cdp", lambda f: ["--upstream", "127.0.0.1"], None, 2, "needs a port"),
+    ("cdp", lambda f: ["--upstream", "http://[::1"], None, 2, "is not a URL"),  # was 70
     ("cdp", lambda f: ["--upstream", "http://127.0.0.1:1", "--fault", "x:/"], None, 2, ""),
     ("shop", lambda f: ["--variant", "nope"], None, 2, "nope"),
     ("shop", lambda f: ["--port", str(f.busy_port)], None, 2, "is in use"),
@@ -152,6 +158,10 @@ ROWS = [
     ("test plan", lambda f: ["--record", str(f.record)], None, 0, ""),
     ("test plan", lambda f: [], None, 2, "--record"),
     ("test run", lambda f: ["--", "true"], None, 2, "--adapter"),
+    # The shipped examples are configs here too; the next problem is the program.
+    ("test run", lambda f: ["--adapter", str(ADAPTER), "--config", "example:portal",
+                            "--upstream", "http://127.0.0.1:9", "--yes", "--",
+                            "no-such-skill-program"], None, 2, "not on PATH"),
     ("test run", lambda f: ["--adapter", str(ADAPTER), "--config", str(f.config), "--upstream",
                             f"http://127.0.0.1:{f.closed_port}", "--yes", "--out",
                             str(f.dir / "t"), "--", "true"], None, 3, "cannot reach Chrome"),

@@ -216,11 +216,12 @@ def _interrupted(out_dir: Path, done: int, planned: int) -> str:
     runs included), so say where; if they could not be written, say that instead."""
     results = out_dir / RESULTS
     if not results.is_file():
-        return f"interrupted after {done} of {planned} runs; nothing was written"
+        return f"interrupted after {done} of {counted(planned, 'run')}; nothing was written"
     if done == 0:
         return (f"interrupted before any run finished; {results} and {out_dir / REPORT} "
                 "say so (0 runs, interrupted)")
-    return (f"interrupted after {done} of {planned} runs; what finished is in {results} "
+    return (f"interrupted after {done} of {counted(planned, 'run')}; what finished is in "
+            f"{results} "
             f"(carry on with --resume {out_dir})")
 
 
@@ -420,7 +421,7 @@ def compare_command(before: Path, after: Path, tolerance: float,
     if result.overall is not None:
         o = result.overall
         a, b = (v.pooled(result.compared) for v in (result.before, result.after))
-        click.echo(f"overall ({len(result.moves)} variants both ran): reliability "
+        click.echo(f"overall ({counted(len(result.moves), 'variant')} both ran): reliability "
                    f"{o.estimate * 100:+.0f} points ({o.low * 100:+.0f} to "
                    f"{o.high * 100:+.0f}); silent failures {a.silent_failures}/{a.scored} "
                    f"-> {b.silent_failures}/{b.scored}")
@@ -473,8 +474,9 @@ def doctor_command(suite_file: Path | None, no_launch: bool, try_agent: str | No
         click.echo(f"  expected state ({suite.task.expect_source}): cart "
                    f"{dict(e.cart)}, coupon {e.coupon}, checkout {dict(e.checkout)}, "
                    f"stage {e.stage}, no purchase; total {e.total_cents() / 100:.2f} EUR")
-        click.echo(f"  {len(suite.variants)} variants x {suite.repetitions} repetitions = "
-                   f"{suite.run_count} runs, {suite.workers} at a time, "
+        click.echo(f"  {counted(len(suite.variants), 'variant')} x "
+                   f"{counted(suite.repetitions, 'repetition')} = "
+                   f"{counted(suite.run_count, 'run')}, {suite.workers} at a time, "
                    f"{suite.deadline:g}s each at most")
         for w in suite.warnings:
             click.echo(f"  note: {w}")

@@ -27,6 +27,7 @@ from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.film_options import film_options, film_policy
 from ajantik_cdp.cli.judge_command import judge_command
 from ajantik_cdp.cli.logging_setup import configure
+from ajantik_cdp.config_file import config_path as config_file
 from ajantik_cdp.config_file import load_config_file
 from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.core.plurals import counted
@@ -94,9 +95,9 @@ def _shared(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--upstream", metavar="URL",
                      help="The Chrome the skill works in (a person logged in), e.g. "
                      "http://127.0.0.1:9335. Each run gets a fresh guard in front of it."),
-        click.option("--config", "config_path", type=_file, metavar="GUARD.json",
+        click.option("--config", "config_path", metavar="GUARD.json|example:NAME",
                      help="Guard rules (deny, deny_clicks, allow_writes, record, redact), "
-                     "as for `ajantik cdp`."),
+                     "as for `ajantik cdp`, which names the shipped examples."),
         click.option("--before", metavar="COMMAND",
                      help="A shell command run before every run, the clean one too, to "
                      "reset the test workspace. If it fails, the test stops there, with "
@@ -144,7 +145,7 @@ def _shared(fn: Callable[..., Any]) -> Callable[..., Any]:
 @film_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: str | None,
-                 config_path: Path | None, before: str | None, faults_text: str | None,
+                 config_path: str | None, before: str | None, faults_text: str | None,
                  at_text: str, reps: int, only_points: tuple[str, ...], deadline: float,
                  allow_unscorable: bool, yes: bool, out_dir: Path, verbose: bool,
                  film: bool, film_fps: float, command: tuple[str, ...]) -> int:
@@ -199,7 +200,7 @@ def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: 
               "test/run), <failure> for silent wrong, damage and what the gate fails on")
 @film_options
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def run_command(adapter_path: Path | None, upstream: str | None, config_path: Path | None,
+def run_command(adapter_path: Path | None, upstream: str | None, config_path: str | None,
                 before: str | None, faults_text: str | None, at_text: str, reps: int,
                 only_points: tuple[str, ...], deadline: float, allow_unscorable: bool,
                 yes: bool, out_dir: Path, verbose: bool, junit_path: Path | None,
@@ -446,9 +447,9 @@ def _check_upstream(upstream: str) -> None:
         raise CommandFailed(RUN, f"--upstream: {exc}", exc.exit_code) from None
 
 
-def _load_config(path: Path) -> GuardConfig:
+def _load_config(text: str) -> GuardConfig:
     try:
-        return load_config_file(path)
+        return load_config_file(config_file(text))
     except ConfigError as exc:
         raise BadInput(f"bad config {exc}") from None
 

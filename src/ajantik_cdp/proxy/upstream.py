@@ -38,7 +38,11 @@ def parse_upstream(text: str) -> str:
     raw = text.strip()
     if "://" not in raw:
         raw = "http://" + raw
-    parts = urlsplit(raw)
+    try:
+        parts = urlsplit(raw)
+    except ValueError:  # "http://[::1": an IPv6 host without its closing bracket
+        raise GuardStartError(f"--upstream {text!r} is not a URL like http://127.0.0.1:9335",
+                              EXIT_BAD_INPUT) from None
     if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
         raise GuardStartError(f"--upstream {text!r} is not a URL like http://127.0.0.1:9335",
                               EXIT_BAD_INPUT)

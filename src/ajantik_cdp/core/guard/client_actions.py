@@ -84,8 +84,7 @@ def _at(params: Mapping[str, Any]) -> str:
 def _shape(text: Any) -> str:
     if not isinstance(text, str):
         return "no source"
-    lines = text.count("\n") + 1
-    return f"{len(text)} characters, {lines} line{'s' if lines != 1 else ''}"
+    return f"{counted(len(text), 'character')}, {counted(text.count(chr(10)) + 1, 'line')}"
 
 
 @dataclass(frozen=True)
