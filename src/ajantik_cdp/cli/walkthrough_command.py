@@ -20,7 +20,8 @@ NAME = "ajantik walkthrough"
               "walkthrough is replaced; any other non-empty folder is refused.")
 def walkthrough_command(out_dir: Path) -> int:
     """Start a local page and a headless Chromium, put the guard in front, and show a
-    denied write failing while an allowed one lands. Offline; about ten seconds.
+    denied write failing while an allowed one lands. Offline; 13-32 s on a busy
+    two-core machine (README, "Install").
 
     Exit code 0 when it behaved as described, 1 when it did not, 2 for a bad --out, 3
     when no Chrome is found or it will not start."""
