@@ -76,3 +76,27 @@ def test_a_terminal_keeps_its_width_and_columns_win(monkeypatch: pytest.MonkeyPa
     assert command_console(file=io.StringIO(), width=120).width == 120  # --width
     assert command_console(file=io.StringIO(), log_width=200).width == 200
     assert command_console(file=io.StringIO()).width >= 400
+
+
+def test_the_gauntlet_tables_are_whole_in_a_log(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from ajantik_cdp.gauntlet.suite.demo_suite import demo_suite
+    from tests.gauntlet.test_claims_summary_compare import results_bytes, scored_runs
+
+    variants = ["baseline", "session_drop_checkout", "phantom_failure_add"]
+    files = []
+    for name, passes in (("before", True), ("after", False)):
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(results_bytes(scored_runs(
+            {v: [(passes or v == "baseline", 7)] * 3 for v in variants}), variants,
+            demo_suite()))
+        files.append(str(path))
+    monkeypatch.delenv("COLUMNS", raising=False)
+    res = run("gauntlet", "compare", *files)
+    assert res.code in (0, 1), res.stderr
+    assert "…" not in res.stdout
+    # The check can fail: the same table on rich's 80 columns is cut.
+    cut = run("gauntlet", "compare", *files, env={"COLUMNS": "80"})
+    assert "…" in cut.stdout
+    assert "session_drop_checkout" in res.stdout and "phantom_failure_add" in \
+        res.stdout
