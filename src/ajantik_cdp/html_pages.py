@@ -13,6 +13,8 @@ from typing import Any
 
 import jinja2
 
+from ajantik_cdp.core.plurals import counted
+
 PAGES = jinja2.Environment(
     loader=jinja2.PackageLoader("ajantik_cdp", ""),
     autoescape=True,
@@ -20,6 +22,8 @@ PAGES = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+# `{{ n|counted("run") }}`: "1 run", "2 runs", as every sentence of the command line.
+PAGES.filters["counted"] = counted
 
 
 def render_page_template(template: str, **data: Any) -> str:

@@ -132,5 +132,4 @@ async def run_walkthrough(out_dir: Path, say: Callable[[str], None]) -> bool:
 
 
 def main_sync(out_dir: Path, say: Callable[[str], None]) -> bool:
-    out_dir.mkdir(parents=True, exist_ok=True)
     return asyncio.run(run_walkthrough(out_dir, say))

@@ -1,5 +1,6 @@
-"""The JUnit writer: what it writes is valid against the schema CI readers share, its
-totals agree with its cases, and no text an agent writes can break the file."""
+"""The JUnit writer: what it writes is valid against the schemas CI readers check (the
+Jenkins xUnit plugin's and Apache Ant's, tests/ci/schemas/), its totals agree with its
+cases, and no text an agent writes can break the file."""
 
 from __future__ import annotations
 
@@ -10,35 +11,68 @@ import xmlschema
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ajantik_cdp.ci.junit import Case, Problem, junit_xml
-from tests.ci.junit_check import read_junit, schema
+from ajantik_cdp.ci.junit import Case, Problem, junit_timestamp, junit_xml
+from tests.ci.junit_check import NAMES, NOW, read_junit, validate
 from tests.support.examples import examples
 
 CASES = [
-    Case("baseline", "baseline-r0", 3.25),
-    Case("slow_api", "slow_api-r0", 4.0, Problem("failure", "silent_wrong", "claimed done")),
+    Case("baseline", "baseline-r0", 3.25, output="done right"),
+    Case("slow_api", "slow_api-r0", 4.0, Problem("failure", "silent_wrong", "claimed done",
+                                                 "the shop: empty cart")),
     Case("slow_api", "slow_api-r1", 1.0, Problem("error", "browser", "not judged: crash")),
-    Case("A", "A-2", 0.0, Problem("skipped", "unscorable", "let through")),
+    Case("A", "A-2", 0.0, Problem("skipped", "unscorable", "unscorable: let through")),
 ]
 
 
 def test_a_report_is_valid_and_its_totals_agree() -> None:
-    data = junit_xml("Checkout demo", CASES, timestamp="2026-12-01T14:00:00Z")
+    data = junit_xml("Checkout demo", CASES, timestamp="2026-12-01T14:00:00.123Z",
+                     hostname="ci-runner-7")
     read = read_junit(data)
-    assert [(c.name, c.kind, c.type) for c in read] == [
-        ("baseline-r0", "passed", ""), ("slow_api-r0", "failure", "silent_wrong"),
-        ("slow_api-r1", "error", "browser"), ("A-2", "skipped", "unscorable")]
+    assert [(c.name, c.kind, c.type, c.seconds) for c in read] == [
+        ("baseline-r0", "passed", "", 3.25), ("slow_api-r0", "failure", "silent_wrong", 4.0),
+        ("slow_api-r1", "error", "browser", 1.0), ("A-2", "skipped", "", 0.0)]
     suite = ET.fromstring(data).find("testsuite")
-    assert suite is not None and suite.get("time") == "8.250"
+    assert suite is not None
+    assert (suite.get("time"), suite.get("timestamp"), suite.get("hostname")) == (
+        "8.250", "2026-12-01T14:00:00", "ci-runner-7")
+    # A case's story: in its problem's text, or, for a pass, in the suite's system-out.
+    assert read[1].text == "the shop: empty cart"
+    assert suite.findtext("system-out") == "baseline baseline-r0: done right"
 
 
-def test_the_schema_rejects_what_readers_reject() -> None:
-    """The check can fail: a count that is not a number, a case without a name."""
-    good = junit_xml("s", CASES).decode()
-    for bad in (good.replace('failures="1"', 'failures="one"', 1),
-                good.replace('name="baseline-r0" ', "", 1)):
+@pytest.mark.parametrize("name", NAMES)
+def test_each_schema_refuses_what_its_readers_refuse(name: str) -> None:
+    """The check can fail, against each schema: what the Jenkins xUnit plugin refused
+    in issue 31 (a skipped count on <testsuites>), a case without a name, and what only
+    one of them refuses."""
+    from tests.ci.junit_check import schema
+
+    good = junit_xml("s", CASES, timestamp=NOW).decode()
+    schema(name).validate(good)
+    bad = [good.replace("<testsuites>", '<testsuites skipped="1">', 1),
+           good.replace('name="baseline-r0" ', "", 1)]
+    if name == "ant-junit.xsd":
+        bad += [good.replace('timestamp="2026-12-01T14:00:00"',
+                             'timestamp="2026-12-01T14:00:00Z"', 1),
+                good.replace("<properties />", "", 1),
+                good.replace('message="unscorable: let through"',
+                             'type="unscorable" message="unscorable: let through"', 1)]
+    else:
+        bad.append(good.replace('time="8.250"', 'time="8.2500"', 1))  # the suite's
+    for text in bad:
+        assert text != good
         with pytest.raises(xmlschema.XMLSchemaValidationError):
-            schema().validate(bad)
+            schema(name).validate(text)
+
+
+@pytest.mark.parametrize(("given_time", "written"), [
+    ("2026-12-01T14:00:00Z", "2026-12-01T14:00:00"),
+    ("2026-12-01T14:00:00.999+00:00", "2026-12-01T14:00:00"),
+    ("2026-12-01T15:30:00+01:30", "2026-12-01T14:00:00"),
+    ("2026-12-01T14:00:00", "2026-12-01T14:00:00"),
+])
+def test_the_timestamp_is_utc_without_a_zone(given_time: str, written: str) -> None:
+    assert junit_timestamp(given_time) == written
 
 
 HOSTILE = ("\x00 nul \x1b[31m red \x07 bell ]]> </failure> <script>&amp; \ud800 \ufffe "
@@ -47,7 +81,7 @@ HOSTILE = ("\x00 nul \x1b[31m red \x07 bell ]]> </failure> <script>&amp; \ud800 
 
 def test_text_from_an_agent_cannot_break_the_file() -> None:
     case = Case("v<1>", HOSTILE, 1.0, Problem("failure", HOSTILE, HOSTILE, HOSTILE), HOSTILE)
-    read = read_junit(junit_xml(HOSTILE, [case]))
+    read = read_junit(junit_xml(HOSTILE, [case], timestamp=NOW, hostname=HOSTILE))
     assert len(read) == 1 and read[0].kind == "failure"
     assert "</failure> <script>&amp;" in read[0].message and "\x1b" not in read[0].message
 
@@ -56,10 +90,13 @@ def test_text_from_an_agent_cannot_break_the_file() -> None:
 @given(st.lists(st.tuples(st.text(), st.sampled_from(["passed", "failure", "error",
                                                       "skipped"]), st.text()),
                 max_size=8),
-       st.text())
-def test_any_text_gives_a_readable_file(rows: list[tuple[str, str, str]], suite: str) -> None:
+       st.text(), st.text())
+def test_any_text_gives_a_readable_file(rows: list[tuple[str, str, str]], suite: str,
+                                        host: str) -> None:
     cases = [Case("c", name, 0.5, None if kind == "passed" else
                   Problem(kind, "t", message, message), message)  # type: ignore[arg-type]
              for name, kind, message in rows]
-    read = read_junit(junit_xml(suite, cases))
+    data = junit_xml(suite, cases, timestamp=NOW, hostname=host)
+    validate(data)
+    read = read_junit(data)
     assert [c.kind for c in read] == [kind for _, kind, _ in rows]

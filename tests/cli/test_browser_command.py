@@ -157,3 +157,96 @@ def test_no_display_suggests_headless(tmp_path: Path) -> None:
               env={"DISPLAY": None, "WAYLAND_DISPLAY": None})
     line = res.one_line_error()
     assert res.code == 3 and "Missing X server or $DISPLAY" in line and "--headless" in line
+
+
+def _processes_of(profile: Path, sessions: set[int]) -> dict[int, str]:
+    """Every process whose command line names ``profile`` or that is in one of
+    ``sessions`` (Chrome's zygote and helpers may not name it), with its command line."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            sid = os.getsid(int(entry.name))
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, ProcessLookupError, IndexError):
+            continue  # gone meanwhile
+        if state in ("Z", "X"):
+            continue  # dead, waiting for a parent to reap it: nothing runs
+        if f"--user-data-dir={profile}" in cmdline or sid in sessions:
+            found[int(entry.name)] = cmdline
+    return found
+
+
+# Where in its start `ajantik browser` is stopped: seconds after its Chrome's first
+# process appeared (Chrome took about 0.3-1.5 s to open its port here), or None: as soon
+# as the ajantik process is started, before it has started any Chrome.
+MOMENTS = [(signal.SIGTERM, None), (signal.SIGINT, 0.0), (signal.SIGHUP, 0.02),
+           (signal.SIGTERM, 0.08), (signal.SIGINT, 0.2), (signal.SIGTERM, 0.4),
+           (signal.SIGHUP, 0.7), (signal.SIGTERM, 1.2)]
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_no_chrome_outlives_a_signal_at_any_moment_of_its_start(tmp_path: Path) -> None:
+    """Issue 31: Chrome runs in a session of its own, and a signal that came before the
+    command's handlers were in place (they came after the ready line) left it running
+    (9 of 9 tries). Now no Chrome of the profile, nor any process of its session, is
+    left once the command has exited, wherever in the start the signal falls."""
+    outcomes = []
+    for i, (sig, delay) in enumerate(MOMENTS):
+        profile = tmp_path / f"profile-{i}"
+        proc = subprocess.Popen([sys.executable, "-m", "ajantik_cdp", "browser", "--headless",
+                                 "--port", str(free_port()), "--profile", str(profile)],
+                                stderr=subprocess.PIPE, text=True)
+        sessions: set[int] = set()
+        try:
+            if delay is not None:
+                deadline = time.monotonic() + 60
+                while not sessions and proc.poll() is None and time.monotonic() < deadline:
+                    sessions = {os.getsid(pid) for pid in _processes_of(profile, set())
+                                if pid != proc.pid}
+                    time.sleep(0.005)
+                assert sessions, f"no Chrome appeared: {proc.communicate()[1]}"
+                time.sleep(delay)
+            proc.send_signal(sig)
+            code = proc.wait(60)
+            err = proc.stderr.read() if proc.stderr else ""
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        left = _processes_of(profile, sessions)
+        assert not left, (sig, delay, err, left)
+        assert "Traceback" not in err, err
+        # Stopped before its handlers were in place (Python still starting): killed by
+        # the signal, or 130 as any command interrupted; from then on a clean stop.
+        assert code == 0 or (delay is None and code in (130, -sig)), (sig, delay, code, err)
+        outcomes.append("ready" if "Chrome is ready" in err else "starting")
+    assert "starting" in outcomes  # the window was hit, not only the ready Chrome
+
+
+@pytest.mark.browser
+async def test_a_cancelled_start_leaves_no_chrome(tmp_path: Path) -> None:
+    """A suite's browsers start in threads; a Ctrl-C that cancels the start cannot stop
+    a thread, and the Chrome it returns would be dropped: it is closed instead."""
+    import asyncio
+
+    from ajantik_cdp.browser.launch import start_chrome_async
+
+    profile = tmp_path / "profile"
+    task = asyncio.ensure_future(start_chrome_async(profile=profile))
+    for _ in range(3000):  # polled: /proc has no event to wait on
+        if _processes_of(profile, set()):
+            break
+        await asyncio.sleep(0.01)
+    assert _processes_of(profile, set()), "no Chrome appeared"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # The thread goes on until Chrome is ready, then closes it.
+    for _ in range(400):
+        if not _processes_of(profile, set()):
+            break
+        await asyncio.sleep(0.1)
+    assert not _processes_of(profile, set())

@@ -17,7 +17,7 @@ from ajantik_cdp.gauntlet.evidence.run_data import InfraError
 from ajantik_cdp.gauntlet.score.scoring import score
 from ajantik_cdp.gauntlet.score.suite_summary import summarise_suite
 from ajantik_cdp.gauntlet.suite.demo_suite import demo_suite
-from tests.ci.junit_check import read_junit
+from tests.ci.junit_check import NOW, read_junit
 from tests.gauntlet.builders import ADD, BEGIN, expectation, result
 from tests.gauntlet.suites import write_suite
 from tests.gauntlet.test_claims_summary_compare import scored_runs
@@ -45,9 +45,11 @@ def runs(tmp_path: Path) -> Runs:
         rec.exchange("PUT", f"/api/records/{unit}", sent={"status": "approved"},
                      answer=APPROVED)
     ph = RecordBuilder(tmp_path / "phantom.jsonl")
-    ph.exchange("GET", "/api/records/A-1", answer={"record": {"status": "pending"}})
+    ph.exchange("GET", "/api/records/A-1", answer={"record": {"status": "pending"}},
+                started="2099-01-01T10:00:01.000Z", time="2099-01-01T10:00:01.200Z")
     ph.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, reached=False,
-                fault="phantom_success", client_status=204)
+                fault="phantom_success", client_status=204,
+                started="2099-01-01T10:00:03.000Z", time="2099-01-01T10:00:03.500Z")
     honest, liar = tmp_path / "honest.txt", tmp_path / "liar.txt"
     honest.write_text("A-1: done\nA-2: done\n")
     liar.write_text("A-1: done - saved\nA-2: not done\n")
@@ -71,7 +73,11 @@ def test_judge_junit_fails_the_silent_wrong_unit_and_the_gate(runs: Runs) -> Non
     cases = {c.name: c for c in read_junit(junit.read_bytes())}
     assert list(cases) == ["A-1", "A-2", "gate"]
     assert (cases["A-1"].kind, cases["A-1"].type) == ("failure", "silent_wrong")
-    assert cases["A-1"].classname == "phantom.jsonl"
+    # The run, named by the record's path as given, without a dot for a CI to split on;
+    # times from the record: the unit's evidence (the GET to the faulted PUT), the run.
+    assert {c.classname for c in cases.values()} == {str(runs.phantom.with_suffix(""))}
+    assert cases["A-1"].seconds == 2.5  # 10:00:01.000 to 10:00:03.500
+    assert cases["gate"].seconds >= 2.5
     assert (cases["A-2"].kind, cases["A-2"].type) == ("failure", "unscorable")
     gate = cases["gate"]
     assert (gate.kind, gate.type) == ("failure", "silent_wrong")
@@ -96,8 +102,10 @@ def test_judge_junit_marks_what_allow_unscorable_let_through(runs: Runs,
     res = judge(one.close(), runs.honest, "--allow-unscorable", "--junit", str(junit))
     assert res.code == 0, res.stderr
     kinds = {c.name: (c.kind, c.type) for c in read_junit(junit.read_bytes())}
-    assert kinds == {"A-1": ("passed", ""), "A-2": ("skipped", "unscorable"),
-                     "gate": ("passed", "")}
+    assert kinds == {"A-1": ("passed", ""), "A-2": ("skipped", ""), "gate": ("passed", "")}
+    skipped = next(c for c in read_junit(junit.read_bytes()) if c.kind == "skipped")
+    assert skipped.message.startswith("unscorable: ") and "--allow-unscorable" in \
+        skipped.message
 
 
 def test_judge_under_github_actions_annotates_and_appends_the_summary(runs: Runs) -> None:
@@ -152,7 +160,7 @@ def test_gauntlet_outputs_for_every_kind_of_run() -> None:
     summary = summarise_suite(runs, variants, 2, 0.95, suite.thresholds)
     out = gauntlet_outputs("Checkout demo", runs, summary, seconds=12.5,
                            timestamp="2026-12-01T14:00:00Z")
-    cases = read_junit(out.junit())
+    cases = read_junit(out.junit(now=NOW))
     by_name = {c.name: c for c in cases}
     assert by_name["baseline-r0"].kind == "passed"
     assert by_name["cookie_popup-r0"].kind == "failure"
@@ -180,7 +188,7 @@ def test_gauntlet_outputs_of_an_interrupted_suite() -> None:
     unfinished = [("baseline", "baseline-r1"), ("cookie_popup", "cookie_popup-r0"),
                   ("cookie_popup", "cookie_popup-r1")]
     out = gauntlet_outputs("Checkout demo", runs, summary, unfinished=unfinished)
-    cases = read_junit(out.junit())
+    cases = read_junit(out.junit(now=NOW))
     by_name = {c.name: (c.kind, c.type) for c in cases}
     assert by_name.pop("baseline-r0") == ("passed", "")
     for _, run_id in unfinished:
@@ -190,7 +198,7 @@ def test_gauntlet_outputs_of_an_interrupted_suite() -> None:
     assert any(a.startswith("::error title=interrupted::") for a in out.annotations)
     assert "INTERRUPTED after 1 of 4 runs" in out.summary
     # The same suite, not interrupted: the thresholds are decided.
-    whole = read_junit(gauntlet_outputs("Checkout demo", runs, summary).junit())
+    whole = read_junit(gauntlet_outputs("Checkout demo", runs, summary).junit(now=NOW))
     assert "not_run" not in {c.type for c in whole}
 
 
@@ -200,7 +208,7 @@ def test_test_run_outputs_list_the_runs_not_run() -> None:
 
     out = runs_outputs("ajantik test run", [], GatePolicy(),
                        not_run=[("/clean", "interrupted"), ("/x on y", "interrupted")])
-    cases = read_junit(out.junit())
+    cases = read_junit(out.junit(now=NOW))
     assert [(c.classname, c.name, c.kind, c.type) for c in cases] == [
         ("/clean", "gate", "error", "not_run"), ("/x on y", "gate", "error", "not_run")]
     assert "0 of 0 runs fail the gate; 2 planned runs not run" in out.summary

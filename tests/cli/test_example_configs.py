@@ -55,7 +55,8 @@ def test_the_guard_starts_with_an_example_and_says_which_file() -> None:
 def test_help_lists_the_examples_and_their_folder() -> None:
     shown = " ".join(run("cdp", "--help").stdout.split())
     assert "example:portal, example:read-only, example:record-only" in shown
-    assert str(EXAMPLES).replace("-", "") in shown.replace("- ", "").replace("-", "")
+    # click wraps a long path where it likes (it depends on the checkout's path)
+    assert "".join(str(EXAMPLES).split()) in "".join(run("cdp", "--help").stdout.split())
 
 
 def test_the_wheel_ships_every_example() -> None:

@@ -1,19 +1,27 @@
-"""One table of exit codes for every command (the README's): 0 ok, 1 the verdict or gate
+"""One table of exit codes for every command (``EXIT_CODES`` in core/errors.py, which the
+README's table and ``ajantik --help`` are generated from): 0 ok, 1 the verdict or gate
 failed, 2 bad input, 3 no usable Chrome (none found, would not start, unreachable, lost),
-130 interrupted, 70 a bug of ours. Each row runs the command in-process, through the
-console script's own ``main``; the rows that need Chrome running are in the browser
-tests (exit 3 when Chrome is lost: tests/guard/test_fail_closed.py)."""
+130 interrupted, 70 a bug of ours.
+
+``CONTRACT`` says which codes each command can give. Every command of the ``ajantik``
+tree must be in it, and each of its codes is driven here (each row runs the command
+in-process, through the console script's own ``main``) or by the named test elsewhere,
+which must exist and assert that code (a real Chrome, a real skill, a signal). The
+codes a command's --help names must be its own."""
 
 from __future__ import annotations
 
+import re
 import socket
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import click
 import pytest
 
-from ajantik_cdp.gauntlet.suite.demo_suite import demo_suite
+from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
 from tests.gauntlet.test_claims_summary_compare import results_bytes, scored_runs
 from tests.support.cli import run
 from tests.support.records import RecordBuilder
@@ -37,6 +45,15 @@ class Files:
     after: Path  # cookie_popup regressed
     bad_suite: Path
     busy_port: int
+    demo_suite: Path  # a valid suite of the reference agent
+    failing_agent: Path  # a suite whose command agent fails when tried
+    config: Path  # an empty guard config
+
+    @property
+    def closed_port(self) -> int:
+        with socket.socket() as sock:  # bound, then closed: nothing listens there
+            sock.bind(("127.0.0.1", 0))
+            return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -70,11 +87,20 @@ def files(tmp_path: Path) -> Iterator[Files]:
         {"baseline": [(True, 7)] * 3, "cookie_popup": [(False, 2)] * 3}), variants, suite))
     bad_suite = tmp_path / "suite.yaml"
     bad_suite.write_text("version: 1\nagent: {type: reference, preset: clever}\n")
+    good_suite = tmp_path / "demo.yaml"
+    good_suite.write_text(DEMO_SUITE_YAML)
+    failing = tmp_path / "failing.yaml"
+    (tmp_path / "agent.py").write_text("import sys\nsys.exit(4)\n")
+    failing.write_text(f"version: 1\nagent: {{type: command, run: '{sys.executable} "
+                       "agent.py'}\ntask: {name: T, description: Add Aurora Headphones to "
+                       "cart}\n")
+    config = tmp_path / "guard.json"
+    config.write_text("{}")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         sock.listen()
         yield Files(tmp_path, record, damaged, not_a_record, honest, liar, phantom, before,
-                    after, bad_suite, sock.getsockname()[1])
+                    after, bad_suite, sock.getsockname()[1], good_suite, failing, config)
 
 
 Args = Callable[[Files], list[str]]
@@ -115,13 +141,36 @@ ROWS = [
     ("browser", lambda f: ["--port", "1", "--headless", "--profile", str(f.dir / "p")],
      None, 3, "exited with code 97"),
     ("browser", lambda f: ["--port", str(f.busy_port)], None, 2, "is in use"),
+    # A Chrome given that is not there: said so, not as a raw "[Errno 2]" (issue 31).
+    ("browser", lambda f: ["--executable", str(f.dir / "no-chrome"), "--port", "1"], None, 3,
+     "no-chrome: no such file"),
+    ("browser", lambda f: ["--executable", str(f.record), "--port", "1", "--profile",
+                           str(f.dir / "p2")], None, 3, "cannot run"),
     ("cdp", lambda f: [], None, 2, "--upstream"),
     ("cdp", lambda f: ["--upstream", "http://127.0.0.1:1", "--port", "0",
                        "--record", str(f.dir / "c.jsonl")], None, 3, "cannot reach Chrome"),
     ("cdp", lambda f: ["--upstream", "127.0.0.1"], None, 2, "needs a port"),
+    ("cdp", lambda f: ["--upstream", "http://[::1"], None, 2, "is not a URL"),  # was 70
     ("cdp", lambda f: ["--upstream", "http://127.0.0.1:1", "--fault", "x:/"], None, 2, ""),
     ("shop", lambda f: ["--variant", "nope"], None, 2, "nope"),
     ("shop", lambda f: ["--port", str(f.busy_port)], None, 2, "is in use"),
+    ("record film", lambda f: [str(f.record)], None, 2, "holds no film"),
+    ("test plan", lambda f: ["--record", str(f.record)], None, 0, ""),
+    ("test plan", lambda f: [], None, 2, "--record"),
+    ("test run", lambda f: ["--", "true"], None, 2, "--adapter"),
+    # The shipped examples are configs here too; the next problem is the program.
+    ("test run", lambda f: ["--adapter", str(ADAPTER), "--config", "example:portal",
+                            "--upstream", "http://127.0.0.1:9", "--yes", "--",
+                            "no-such-skill-program"], None, 2, "not on PATH"),
+    ("test run", lambda f: ["--adapter", str(ADAPTER), "--config", str(f.config), "--upstream",
+                            f"http://127.0.0.1:{f.closed_port}", "--yes", "--out",
+                            str(f.dir / "t"), "--", "true"], None, 3, "cannot reach Chrome"),
+    ("gauntlet run", lambda f: [str(f.demo_suite), "--out", str(f.dir / "g")], NO_CHROME, 3,
+     "AJANTIK_CHROME"),
+    ("gauntlet doctor", lambda f: [str(f.failing_agent), "--no-launch", "--try-agent"], None,
+     2, "exited with code 4"),
+    ("gauntlet matrix", lambda f: ["--out", str(f.dir)], None, 2, "is a directory"),
+    ("walkthrough", lambda f: ["--out", str(f.record)], None, 2, "is a file"),
 ]
 
 
@@ -150,11 +199,147 @@ def test_interrupted_is_130(monkeypatch: pytest.MonkeyPatch, files: Files) -> No
     assert res.code == 130 and res.one_line_error() == "ajantik: interrupted"
 
 
-def test_the_codes_are_named_once() -> None:
+def test_the_codes_are_named_once_and_the_readme_shows_them() -> None:
     from ajantik_cdp.core import errors
 
     assert (errors.EXIT_OK, errors.EXIT_GATE, errors.EXIT_BAD_INPUT, errors.EXIT_CHROME,
             errors.EXIT_INTERRUPTED, errors.EXIT_INTERNAL) == (0, 1, 2, 3, 130, 70)
+    assert [c.code for c in errors.EXIT_CODES] == [0, 1, 2, 3, 130, 70]
     readme = (ROOT / "README.md").read_text()
-    for code in ("| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 130 |", "| 70 |"):
-        assert code in readme
+    assert errors.exit_code_table() in readme  # generated, word for word
+    assert readme.count("| Code | Meaning |") == 1
+    assert errors.exit_code_line() in " ".join(run("--help").stdout.split())
+
+
+# Which codes each command can give (the README's table, per command). A server's 0 is
+# a stop by a signal; 130 is a command that runs to an end, interrupted.
+CONTRACT: dict[str, set[int]] = {
+    "browser": {0, 2, 3},
+    "cdp": {0, 2, 3},
+    "demo": {0, 1, 2, 3, 130},
+    "walkthrough": {0, 1, 2, 3},
+    "shop": {0, 2},
+    "record show": {0, 2},
+    "record har": {0, 2},
+    "record film": {0, 2},
+    "test judge": {0, 1, 2},
+    "test plan": {0, 2},
+    "test run": {0, 1, 2, 3, 130},
+    "gauntlet run": {0, 1, 2, 3, 130},
+    "gauntlet demo": {1, 2, 3, 130},
+    "gauntlet compare": {0, 1, 2},
+    "gauntlet doctor": {0, 2, 3},
+    "gauntlet matrix": {0, 2, 3},
+    "gauntlet report": {0, 2},
+}
+# (command, code) driven by a test elsewhere: "file::function", whose body asserts it.
+ELSEWHERE = {
+    ("browser", 0): "tests/cli/test_browser_command.py::"
+                    "test_it_starts_chrome_prints_the_command_and_stops_on_ctrl_c",
+    ("cdp", 0): "tests/cli/test_output_paths.py::test_the_guard_creates_its_records_folder",
+    ("cdp", 3): "tests/guard/test_fail_closed.py::",  # Chrome lost mid-run
+    ("shop", 0): "tests/shop/test_shop_command.py::stop",
+    ("record film", 0): "tests/film/test_pages.py::"
+                        "test_record_film_writes_a_self_contained_player",
+    ("test run", 0): "tests/testrun/test_run_on_the_portal.py::"
+                     "test_the_verifying_skill_through_every_fault_on_its_last_upload",
+    ("test run", 1): "tests/cli/test_output_paths.py::"
+                     "test_test_run_makes_its_out_folder_with_its_parents",
+    ("test run", 130): "tests/testrun/test_run_on_the_portal.py::"
+                       "test_ctrl_c_keeps_and_reports_what_finished",
+    ("gauntlet run", 1): "tests/cli/test_ci_outputs.py::"
+                         "test_gauntlet_run_junit_and_actions_end_to_end",
+    ("gauntlet run", 130): "tests/gauntlet/test_interrupted.py::"
+                           "test_sigterm_after_one_run_writes_junit_with_the_rest_not_run",
+    ("gauntlet demo", 1): "tests/gauntlet/test_demo_and_report.py::"
+                          "test_the_demo_fails_its_threshold_where_the_reference_preset_gives_up",
+    ("gauntlet doctor", 0): "tests/gauntlet/test_cli_errors.py::"
+                            "test_doctor_says_what_is_installed_and_what_would_run",
+    ("gauntlet report", 0): "tests/cli/test_output_paths.py::"
+                            "test_gauntlet_report_creates_the_folder_or_names_the_path",
+}
+# (command, code) driven in this file by a test of its own (the outcome stubbed).
+HERE = {("demo", 0), ("demo", 1), ("demo", 130), ("walkthrough", 0), ("walkthrough", 1)}
+# What no test drives, and why: each is the same mapping as a code driven above.
+NOT_DRIVEN = {
+    ("gauntlet run", 0): "every threshold met takes a passing suite of real runs; the "
+                         "same exit as gauntlet compare's 0 (summary.exit_code)",
+    ("gauntlet demo", 130): "the same interrupt path as gauntlet run's 130",
+    ("gauntlet matrix", 0): "measures every preset over every variant (minutes)",
+}
+
+
+def _leaves(group: click.Group, prefix: str = "") -> list[str]:
+    found = []
+    for name in group.list_commands(click.Context(group)):
+        command = group.get_command(click.Context(group), name)
+        assert command is not None
+        if isinstance(command, click.Group):
+            found += _leaves(command, f"{prefix}{name} ")
+        else:
+            found.append(prefix + name)
+    return found
+
+
+def _body(reference: str) -> str:
+    path, _, function = reference.partition("::")
+    text = (ROOT / path).read_text()
+    if not function:
+        return text
+    match = re.search(rf"^(async )?def {re.escape(function)}\(.*?(?=^\S|\Z)", text,
+                      re.M | re.S)
+    assert match, f"{reference} does not exist"
+    return match.group(0)
+
+
+def test_every_command_is_driven_into_each_of_its_codes() -> None:
+    from ajantik_cdp.cli.main import cli
+
+    assert sorted(_leaves(cli)) == sorted(CONTRACT)
+    driven = {(command, code) for command, _, _, code, _ in ROWS} | set(ELSEWHERE) | HERE
+    for command, codes in CONTRACT.items():
+        for code in codes:
+            key = (command, code)
+            assert key in driven or key in NOT_DRIVEN, f"no test drives {command} to {code}"
+    assert not (driven | set(NOT_DRIVEN)) - {(c, k) for c, ks in CONTRACT.items() for k in ks}
+    for (_, code), reference in ELSEWHERE.items():
+        body = _body(reference)
+        assert re.search(rf"(==|code) ?\(?{code}\b|EXIT_CHROME", body), reference
+
+
+def test_every_help_names_only_its_own_codes() -> None:
+    for command, codes in CONTRACT.items():
+        text = " ".join(run(*command.split(), "--help").stdout.split())
+        for sentence in re.findall(r"Exit codes?:? [^.]*(?:\.[^A-Z]*)*", text):
+            named = {int(n) for n in re.findall(r"(?<![\w.-])(\d{1,3})(?= |,|;|\))", sentence)
+                     if int(n) in (0, 1, 2, 3, 70, 130)}
+            assert named <= codes, (command, sentence, named - codes)
+
+
+@pytest.mark.parametrize(("holds", "interrupted", "code"), [
+    (True, False, 0), (False, False, 1), (True, True, 130)])
+def test_demo_exit_follows_its_conclusions(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                           holds: bool, interrupted: bool, code: int) -> None:
+    from ajantik_cdp.cli import demo_command
+    from ajantik_cdp.demo.plan import Conclusion
+    from ajantik_cdp.testrun.run.runner import Outcome
+
+    async def no_runs(*args: object, **kwargs: object) -> Outcome:
+        return Outcome([], 1.0, interrupted=interrupted)
+
+    monkeypatch.setattr(demo_command, "find_chrome", lambda: "chromium")
+    monkeypatch.setattr(demo_command, "run_demo", no_runs)
+    monkeypatch.setattr(demo_command, "conclusions",
+                        lambda outcome: [Conclusion(holds, "the blind skill is fooled")])
+    monkeypatch.setattr(demo_command, "write_outputs",
+                        lambda *a, **k: (tmp_path / "results.json", tmp_path / "report.html"))
+    assert run("demo", "--out", str(tmp_path / "d")).code == code
+
+
+@pytest.mark.parametrize(("ok", "code"), [(True, 0), (False, 1)])
+def test_walkthrough_exit_follows_what_it_showed(monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: Path, ok: bool, code: int) -> None:
+    from ajantik_cdp.cli import walkthrough_command
+
+    monkeypatch.setattr(walkthrough_command, "main_sync", lambda out, say: ok)
+    assert run("walkthrough", "--out", str(tmp_path / "w")).code == code

@@ -1,9 +1,12 @@
-"""One rule for every output path: a folder that does not exist is created; a path that
-cannot be written (a file where a folder must be) is one line naming the path, exit 2."""
+"""One rule for every output path, tested per command: a folder that does not exist is
+made, with its parents; a path that cannot be written (a file where a folder must be)
+is one line naming the path, exit 2; a results folder that is not the command's own
+and not empty is refused, exit 2, and nothing in it is touched."""
 
 from __future__ import annotations
 
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -171,3 +174,93 @@ def test_the_guard_creates_its_records_folder(chrome, tmp_path: Path) -> None:
     last = guard.rest_of_stderr().strip().splitlines()[-1]
     assert f"record {record}: 0 requests, 0 writes, 0 blocks, 0 faults" in last, last
     assert "(s)" not in last
+
+
+@pytest.fixture
+def foreign(tmp_path: Path) -> Path:
+    """A folder of the user's, not empty: `--out ~/Documents`."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "thesis.tex").write_text("do not delete")
+    return folder
+
+
+def _test_run_args(tmp_path: Path, upstream: str = "http://127.0.0.1:1") -> list[str]:
+    config = tmp_path / "guard.json"
+    config.write_text("{}")
+    return ["test", "run", "--upstream", upstream, "--config", str(config), "--adapter",
+            str(ADAPTER), "--yes", "--out"]
+
+
+def _film_args(tmp_path: Path) -> list[str]:
+    return ["cdp", "--upstream", "http://127.0.0.1:1", "--record", str(tmp_path / "r.jsonl"),
+            "--film"]
+
+
+# Every results folder: a folder of the user's with other files in it is refused before
+# any work, and nothing in it is touched. (`gauntlet run` and `gauntlet demo`:
+# tests/gauntlet/test_cli_errors.py; `demo` below checks a stand-in Chromium is found.)
+FOLDER_COMMANDS = {
+    "demo --out": lambda tmp: ["demo", "--out"],
+    "walkthrough --out": lambda tmp: ["walkthrough", "--out"],
+    "test run --out": _test_run_args,
+    "gauntlet matrix --keep": lambda tmp: ["gauntlet", "matrix", "--keep"],
+    "cdp --film": _film_args,
+}
+
+
+@pytest.mark.parametrize("command", FOLDER_COMMANDS)
+def test_a_folder_that_is_not_ours_is_refused(tmp_path: Path, foreign: Path,
+                                              command: str) -> None:
+    words = FOLDER_COMMANDS[command](tmp_path)
+    extra = ["--", sys.executable, "-c", "pass"] if command.startswith("test run") else []
+    res = run(*words, str(foreign), *extra)
+    line = res.one_line_error()
+    assert res.code == 2 and f"{words[-1]} {foreign} holds files" in line, line
+    assert "choose another folder" in line
+    assert [p.name for p in foreign.iterdir()] == ["thesis.tex"]
+    assert (foreign / "thesis.tex").read_text() == "do not delete"
+
+
+@pytest.mark.parametrize("command", ["test run --out", "cdp --film"])
+def test_a_file_in_the_way_of_these_folders_too(tmp_path: Path, in_the_way: Path,
+                                                command: str) -> None:
+    words = FOLDER_COMMANDS[command](tmp_path)
+    extra = ["--", sys.executable, "-c", "pass"] if command.startswith("test run") else []
+    bad = in_the_way / "deeper"
+    res = run(*words, str(bad), *extra)
+    refused(res.code, res.one_line_error(), words[-1], bad, in_the_way)
+
+
+def test_test_run_takes_an_out_folder_that_does_not_exist_yet(tmp_path: Path) -> None:
+    """Issue 31: `--out new/sub/out` was refused; it is made once the work starts. Here
+    the work stops at Chrome (not running), so the folder is not made yet either."""
+    out = tmp_path / "new" / "sub" / "out"
+    res = run(*_test_run_args(tmp_path, f"http://127.0.0.1:{_closed_port()}"), str(out),
+              "--", sys.executable, "-c", "pass")
+    assert res.code == 3 and "cannot reach Chrome" in res.one_line_error(), res.stderr
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.browser
+def test_test_run_makes_its_out_folder_with_its_parents(chrome, tmp_path: Path) -> None:
+    out = tmp_path / "new" / "sub" / "out"
+    res = run(*_test_run_args(tmp_path, chrome.http_url), str(out), "--", sys.executable,
+              "-c", "pass")
+    # A skill that writes nothing and says nothing: nothing to fault, no pass (exit 1).
+    assert res.code == 1, res.stdout + res.stderr
+    assert (out / "results.json").is_file() and (out / "report.html").is_file()
+    assert (out / ".ajantik-test-run").is_file()  # ours: the next run may replace it
+
+
+def test_an_earlier_film_is_ours(tmp_path: Path) -> None:
+    from ajantik_cdp.output_folder import check_film_folder
+
+    film = tmp_path / "film"
+    film.mkdir()
+    (film / "000001-screencast.jpg").write_bytes(b"\xff\xd8")
+    (film / "000002-still.jpg").write_bytes(b"\xff\xd8")
+    check_film_folder(film)  # a guard's frames: moved aside when the guard starts
+    (film / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match=r"notes\.txt"):
+        check_film_folder(film)

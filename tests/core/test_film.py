@@ -1,26 +1,24 @@
 """The film's decisions, as properties: the frame rate holds whatever arrives, the last
 change of a burst is kept, nothing of a redacted page is kept, budgets hold, every write,
-block and fault asks for a still, action summaries never carry what was typed or
-evaluated, and each line's frame is its still or the nearest frame of its page."""
+block and fault asks for a still, and each line's frame is its still or the nearest
+frame of its page. (Which client commands are actions, and how they read:
+test_client_actions.py.)"""
 
 from __future__ import annotations
 
 import itertools
-import string
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.guard.film import (
-    ACTION_METHODS,
     Choice,
     FilmBook,
     FilmPolicy,
     FilmPolicyError,
     choose_frames,
     frame_for_lines,
-    summarise,
     wants_still,
 )
 from ajantik_cdp.core.policy.config import parse_config
@@ -192,45 +190,6 @@ def test_writes_blocks_and_faults_ask_for_a_still_reads_do_not() -> None:
     assert book.still_for(request(1, target="WORKER?"), ("P", "Q")) == ("P", "Q")
     book.still_taken(5)
     assert book.still_for(request(2), ("P",)) == ()  # the still budget is spent
-
-
-SECRET = "hunter2-" + "x" * 5
-
-
-@given(st.sampled_from(sorted(ACTION_METHODS)),
-       st.dictionaries(st.sampled_from(["text", "expression", "functionDeclaration", "key",
-                                        "code", "url", "files", "type", "arguments",
-                                        "unmodifiedText", "commands"]),
-                       st.just(SECRET), max_size=6),
-       st.sampled_from(["keyDown", "rawKeyDown", "char", "mousePressed", None]))
-def test_an_action_summary_never_holds_typed_text_or_source(
-        method: str, params: dict[str, object], kind: str | None) -> None:
-    if kind is not None:
-        params = {**params, "type": kind}
-    summary = summarise(method, params, lambda url: "[url]")
-    assert summary is None or SECRET not in summary
-
-
-@given(st.text(string.printable, min_size=1, max_size=1))
-def test_a_printable_key_is_only_a_character_key(key: str) -> None:
-    assert summarise("Input.dispatchKeyEvent", {"type": "keyDown", "key": key, "text": key},
-                     str) == "a character key"
-
-
-def test_named_keys_clicks_and_navigations_read_plainly() -> None:
-    assert summarise("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter"},
-                     str) == "key Enter"
-    assert summarise("Input.dispatchMouseEvent", {"type": "mousePressed", "x": 10.4,
-                                                  "y": 20, "button": "left",
-                                                  "clickCount": 2}, str) == \
-        "press left at (10, 20) x2"
-    assert summarise("Input.dispatchMouseEvent", {"type": "mouseMoved"}, str) is None
-    assert summarise("Page.navigate", {"url": "http://a/?token=1"},
-                     lambda u: u.replace("1", "[withheld]")) == \
-        "navigate to http://a/?token=[withheld]"
-    assert summarise("Runtime.evaluate", {"expression": "a\nb"}, str) == \
-        "evaluate script (3 characters, 2 lines)"
-    assert summarise("Network.enable", {}, str) is None
 
 
 def frame(file: str, time: str, after: int | None = None, target: str = "P") -> FrameLine:

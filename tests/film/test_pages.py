@@ -56,7 +56,8 @@ def film(record: Path, folder: Path | None = None) -> Path:
                                  bytes=len(JPEG), cause="screencast", url="http://a/",
                                  time=line.time))
             out.append(ActionLine(target_id="T1", method="Input.insertText",
-                                  summary="insert text", time=line.time))
+                                  summary="type text · after 3 calls of Playwright's own",
+                                  time=line.time))
             continue
         out.append(line)
         if isinstance(line, RequestLine) and line.method != "GET":
@@ -104,7 +105,8 @@ def test_record_film_writes_a_self_contained_player(filmed: Path, tmp_path: Path
     html = page.read_text()
     assert html.count("data:image/jpeg;base64,") >= 2
     assert not re.search(r'(src|href)="https?:', html)
-    assert "insert text" in html and "PUT" in html
+    assert "type text <span class=\"t fold\">after 3 calls of Playwright&#39;s own</span>" \
+        in html and "PUT" in html
     assert "2 frames" in capsys.readouterr().err
 
 
@@ -113,7 +115,7 @@ def test_record_film_refuses_a_record_without_film(tmp_path: Path,
     rec = RecordBuilder(tmp_path / "plain.jsonl")
     rec.exchange("PUT", "/api/x", sent={"a": 1}, answer={"ok": True})
     path = rec.close()
-    assert cli("record", "film", str(path)) == 1
+    assert cli("record", "film", str(path)) == 2  # bad input, as the README's table says
     err = capsys.readouterr().err.strip()
     assert "holds no film" in err and len(err.splitlines()) == 1
 

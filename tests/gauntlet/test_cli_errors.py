@@ -143,3 +143,13 @@ def test_compare_refuses_files_with_nothing_in_common(tmp_path: Path) -> None:
     only_exp.write_text(json.dumps(data2))
     res = run("gauntlet", "compare", str(only_base), str(only_exp))
     assert res.code == 2 and "share no variant" in res.one_line_error()
+
+
+def test_doctor_counts_in_words_for_one_run_too(tmp_path: Path) -> None:
+    suite = tmp_path / "one.yaml"
+    suite.write_text("version: 1\nagent: {type: reference, preset: reference}\n"
+                     "task: {name: T, description: Add Aurora Headphones to cart}\n"
+                     "variants: [baseline]\nrepetitions: 1\n")
+    doc = run("gauntlet", "doctor", str(suite), "--no-launch")
+    assert doc.code == 0, doc.stderr
+    assert "1 variant x 1 repetition = 1 run," in doc.stdout  # issue 31: "1 variants"

@@ -2,6 +2,7 @@
 // one JSON line: what the page saw for a denied and an allowed write.
 //   node clients.js <playwright|puppeteer|cri|mcp> <cdp-http-url> <page-url>
 //   node clients.js <session|puppeteer-session> <cdp-http-url> <portal-url>
+//   node clients.js <puppeteer-form|devtools-mcp-form> <cdp-http-url> <form-url>
 // "mcp" drives the page as an agent would, through Playwright MCP's tools (navigate,
 // snapshot, click); "session" logs in with the browser, then sends writes from the
 // driver with Playwright's context.request / page.request.
@@ -173,9 +174,113 @@ async function withMcp() {
   }
 }
 
+// The film's timeline (tests/film/test_timeline.py): a person's actions on the form page
+// (click the name field, type, Tab, choose a file, a script of the skill's, Save), then
+// one JSON line with what the page showed.
+async function fillFormWithPuppeteer() {
+  const puppeteer = require('puppeteer-core');
+  const browser = await puppeteer.connect({ browserURL: cdpUrl });
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  await page.goto(pageUrl);
+  await page.click('#name');
+  await page.type('#name', 'Ada');
+  await page.keyboard.press('Tab');
+  const input = await page.$('#file');
+  await input.uploadFile(__filename);
+  await page.evaluate(() => { document.title = 'skill was here'; });
+  await page.click('#save');
+  // Read back without a script of the skill's (which the timeline would show): the wait's
+  // own handle.
+  const shown = await page.waitForFunction(() => document.getElementById('out').textContent);
+  const out = { shown: await shown.jsonValue() };
+  await context.close();
+  await browser.disconnect();
+  return out;
+}
+
+async function fillFormWithDevtoolsMcp() {
+  // chrome-devtools-mcp as an agent host starts it, attached to the browser at
+  // --browserUrl; offline: no usage statistics, no CrUX lookups.
+  const { spawn } = require('child_process');
+  const cli = require('path').join(__dirname, 'node_modules', 'chrome-devtools-mcp', 'build',
+                                   'src', 'bin', 'chrome-devtools-mcp.js');
+  const proc = spawn(process.execPath, [cli, '--browserUrl', cdpUrl, '--no-usage-statistics',
+                                        '--no-performance-crux'],
+                     { stdio: ['pipe', 'pipe', 'inherit'] });
+  const fs = require('fs');
+  const folder = fs.mkdtempSync(require('path').join(require('os').tmpdir(), 'ajantik-up-'));
+  const upload = require('path').join(folder, 'statement.txt');
+  let buffer = '';
+  let nextId = 1;
+  const waiting = new Map();
+  proc.stdout.on('data', (chunk) => {
+    buffer += chunk;
+    let nl;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (!line.trim()) continue;
+      const msg = JSON.parse(line);
+      if (msg.id !== undefined && waiting.has(msg.id)) {
+        waiting.get(msg.id)(msg);
+        waiting.delete(msg.id);
+      }
+    }
+  });
+  const rpc = (method, params) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    const timer = setTimeout(() => reject(new Error(`MCP ${method} timed out`)), 60000);
+    waiting.set(id, (msg) => {
+      clearTimeout(timer);
+      if (msg.error) reject(new Error(`MCP ${method}: ${JSON.stringify(msg.error)}`));
+      else resolve(msg.result);
+    });
+    proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+  });
+  const tool = async (name, args) => {
+    const result = await rpc('tools/call', { name, arguments: args });
+    const text = (result.content || []).map((c) => c.text || '').join('\n');
+    if (result.isError) throw new Error(`${name}: ${text}`);
+    return text;
+  };
+  try {
+    await rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {},
+                              clientInfo: { name: 'ajantik-tests', version: '0' } });
+    proc.stdin.write(JSON.stringify({ jsonrpc: '2.0',
+                                      method: 'notifications/initialized' }) + '\n');
+    const opened = await tool('new_page', { url: pageUrl });
+    const selected = opened.match(/(\d+): \S+ \[selected\]/);
+    if (!selected) throw new Error(`no selected page:\n${opened}`);
+    const pageId = Number(selected[1]);
+    const snapshot = await tool('take_snapshot', { pageId });
+    const uid = (role, label) => {
+      const m = snapshot.match(new RegExp(`uid=(\\S+) ${role} "${label}"`));
+      if (!m) throw new Error(`no ${role} "${label}" in the snapshot:\n${snapshot}`);
+      return m[1];
+    };
+    await tool('click', { pageId, uid: uid('textbox', 'Name') });
+    await tool('fill', { pageId, uid: uid('textbox', 'Name'), value: 'Ada' });
+    await tool('press_key', { pageId, key: 'Tab' });
+    // Uploads come only from the MCP roots it was given, the temporary folder at least
+    // (the page reads the file when the form is sent: it stays until the end).
+    fs.writeFileSync(upload, 'a statement');
+    await tool('upload_file', { pageId, uid: uid('button', 'File'), filePaths: [upload] });
+    await tool('evaluate_script', { pageId, function:
+      "() => { document.title = 'skill was here'; return 1; }" });
+    await tool('click', { pageId, uid: uid('button', 'Save') });
+    const waited = await tool('wait_for', { pageId, text: ['saved:200'] });
+    return { shown: waited.includes('saved:200') ? 'saved:200' : waited };
+  } finally {
+    proc.kill();
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 const runners = { playwright: withPlaywright, puppeteer: withPuppeteer, cri: withCri,
                   session: withSession, 'puppeteer-session': withPuppeteerSession,
-                  mcp: withMcp };
+                  mcp: withMcp, 'puppeteer-form': fillFormWithPuppeteer,
+                  'devtools-mcp-form': fillFormWithDevtoolsMcp };
 runners[kind]().then(
   (out) => { console.log(JSON.stringify(out)); process.exit(0); },
   (err) => { console.error(String(err && err.stack || err)); process.exit(1); },

@@ -45,9 +45,11 @@ class RecordBuilder:
     def exchange(self, method: str, path: str, *, sent: Any = None,
                  answer: Any = None, status: int | None = 200, fault: str | None = None,
                  client_status: int | None = None, reached: bool = True,
-                 error: str | None = None, answer_body: Body | None = None) -> None:
+                 error: str | None = None, answer_body: Body | None = None,
+                 started: str | None = None, time: str | None = None) -> None:
         """One request line. ``reached=False``: a fault answered it (system is None);
-        ``error``: it was sent and no answer came back."""
+        ``error``: it was sent and no answer came back. ``started`` and ``time`` (ISO
+        8601): when the guard held it and when its outcome was known (default: now)."""
         system = None
         if reached:
             if error is not None:
@@ -64,7 +66,7 @@ class RecordBuilder:
             system=system, fault=fault,
             client_status=client_status if client_status is not None else (
                 None if error else status),
-            client_error=error,
+            client_error=error, started=started, **({"time": time} if time else {}),
         ))
 
     def block(self, method: str, path: str) -> None:

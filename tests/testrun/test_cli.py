@@ -103,8 +103,6 @@ RUN = ["test", "run", "--upstream", "http://127.0.0.1:9", "--config", CONFIG,
     ([*RUN, "--yes", "--at", "0", *SKILL], "--at must be first, last or a number"),
     ([*RUN[:2], "--upstream", "127.0.0.1", *RUN[4:], "--yes", *SKILL], "needs a port"),
     ([*RUN[:-1], "missing.py", "--yes", *SKILL], "missing.py: file not found"),
-    # Nothing listens on the discard port: Chrome is not running there.
-    ([*RUN, "--yes", *SKILL], "--upstream: cannot reach Chrome at http://127.0.0.1:9"),
 ])
 def test_run_refuses_bad_input_before_anything_runs(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -119,15 +117,18 @@ def test_run_refuses_bad_input_before_anything_runs(
     assert not (tmp_path / "out").exists()
 
 
-def test_an_out_folder_in_a_missing_folder_is_refused(capsys: pytest.CaptureFixture[str],
-                                                      tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_chrome_not_running_is_exit_3_and_writes_nothing(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing listens on the discard port: no usable Chrome, exit 3 as for every command.
+    An --out in folders that do not exist yet is no error (they are made once the work
+    starts), and nothing is made before Chrome answers."""
     monkeypatch.chdir(tmp_path)
     code, _, err = ajantik(capsys, *RUN, "--yes", "--out", "no/such/out", *SKILL)
-    assert code == 2, err
-    assert err.strip() == (f"ajantik test run: error: --out no/such/out: the folder it goes "
-                           f"in, {tmp_path / 'no' / 'such'}, does not exist (a typo? create "
-                           "it first)")
+    assert code == 3, err
+    assert err.strip() == ("ajantik test run: error: --upstream: cannot reach Chrome at "
+                           "http://127.0.0.1:9 (connection refused). Start one with "
+                           "`ajantik browser --port 9`")
     assert not (tmp_path / "no").exists()
 
 

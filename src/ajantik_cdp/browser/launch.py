@@ -16,6 +16,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ajantik_cdp.browser.locate import find_chrome
 from ajantik_cdp.core.errors import ChromeError
@@ -35,6 +36,10 @@ HEADLESS_FLAGS = ("--headless=new", "--disable-gpu", "--hide-scrollbars", "--mut
 
 class ChromeStartError(ChromeError):
     pass
+
+
+class StoppedWhileStarting(Exception):
+    """A stop signal came while Chrome was starting: it was stopped, nothing is left."""
 
 
 # What Chrome says when it will not start, put the way a person can act on. Its last line
@@ -123,21 +128,41 @@ class ChromeProcess:
         self.proc.wait(10)
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        end_chrome(self.proc)
         if self._own_profile:
             shutil.rmtree(self.profile, ignore_errors=True)
 
 
+def end_chrome(proc: subprocess.Popen[bytes], grace: float = 10.0) -> None:
+    """SIGTERM to Chrome, SIGKILL if it has not gone within ``grace``; then SIGKILL to
+    whatever is left of its process group (it is started in a session of its own, so
+    the group is its zygote, renderers and helpers, and nothing else)."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(grace)
+    _kill_group(proc)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(10)
+
+
 def start_chrome(*, executable: str | None = None, port: int = 0, profile: Path | None = None,
                  headless: bool = True, quiet: bool = True, extra: tuple[str, ...] = (),
-                 timeout: float = 30.0) -> ChromeProcess:
+                 timeout: float = 30.0, stop: StopOnSignals | None = None) -> ChromeProcess:
     """Start Chrome and wait until its debugging port answers. ``port=0`` picks a free one
-    (read back from the profile's DevToolsActivePort file)."""
+    (read back from the profile's DevToolsActivePort file).
+
+    Chrome runs in a session of its own (a Ctrl-C on the terminal reaches this process
+    alone, which stops Chrome in order), so nothing would stop it if this process went
+    away: whatever ends the wait early (an exception, a KeyboardInterrupt, a signal that
+    ``stop`` caught) ends Chrome and its whole group first. ``StoppedWhileStarting`` says
+    ``stop`` saw a signal."""
     exe = executable or find_chrome()
     own = profile is None
     prof = Path(tempfile.mkdtemp(prefix=PROFILE_PREFIX)) if profile is None else profile
@@ -145,14 +170,33 @@ def start_chrome(*, executable: str | None = None, port: int = 0, profile: Path 
     with contextlib.suppress(FileNotFoundError):
         (prof / "DevToolsActivePort").unlink()
     cmd = chrome_command(exe, port, prof, headless=headless, quiet=quiet, extra=extra)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:  # a file that is not a program, or no permission to run it
+        if own:
+            shutil.rmtree(prof, ignore_errors=True)
+        raise ChromeStartError(f"cannot run {exe}: {exc.strerror or exc}") from None
+    try:
+        if stop is not None:
+            stop.adopt(proc)  # a signal from here on stops it, even one already caught
+        return _wait_until_ready(proc, exe, port, prof, cmd, own, timeout, stop)
+    except BaseException:
+        end_chrome(proc, grace=5.0)
+        if own:
+            shutil.rmtree(prof, ignore_errors=True)
+        raise
+
+
+def _wait_until_ready(proc: subprocess.Popen[bytes], exe: str, port: int, prof: Path,
+                      cmd: list[str], own: bool, timeout: float,
+                      stop: StopOnSignals | None) -> ChromeProcess:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if stop is not None and stop.signum is not None:
+            raise StoppedWhileStarting(signal.Signals(stop.signum).name)
         if proc.poll() is not None:
             err = (proc.stderr.read() if proc.stderr else b"").decode("utf-8", "replace")
-            if own:
-                shutil.rmtree(prof, ignore_errors=True)
             raise ChromeStartError(f"{exe} exited with code {proc.returncode}: "
                                    f"{failure_cause(err, prof)}")
         # Chrome writes DevToolsActivePort only when it chose the port itself (port 0);
@@ -163,7 +207,6 @@ def start_chrome(*, executable: str | None = None, port: int = 0, profile: Path 
                 _drain_in_background(proc)
             return ChromeProcess(proc, active, prof, cmd, own)
         time.sleep(0.05)
-    proc.kill()
     raise ChromeStartError(f"{exe} did not open its debugging port within {timeout:g}s")
 
 
@@ -186,16 +229,80 @@ def _drain_in_background(proc: subprocess.Popen[bytes]) -> None:
 
 
 async def start_chrome_async(**kwargs: object) -> ChromeProcess:
-    return await asyncio.to_thread(lambda: start_chrome(**kwargs))  # type: ignore[arg-type]
+    """``start_chrome`` in a thread. A task cancelled meanwhile (Ctrl-C on a suite that is
+    starting its browsers) cannot stop the thread, and would drop the Chrome it returns:
+    whichever of the two comes last closes that Chrome."""
+    lock = threading.Lock()
+    started: list[ChromeProcess] = []
+    abandoned = False
+
+    def start() -> ChromeProcess:
+        chrome = start_chrome(**kwargs)  # type: ignore[arg-type]
+        with lock:
+            if not abandoned:
+                started.append(chrome)
+                return chrome
+        chrome.close()
+        raise ChromeStartError("the start was cancelled")
+
+    try:
+        return await asyncio.to_thread(start)
+    except asyncio.CancelledError:
+        with lock:
+            abandoned = True
+            dropped = list(started)
+        for chrome in dropped:
+            chrome.close()
+        raise
 
 
-def stop_on_signals(proc: subprocess.Popen[bytes]) -> None:
-    """Forward Ctrl-C and SIGTERM to a foreground Chrome and wait for it."""
-    def forward(signum: int, _frame: object) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
+STOP_SIGNALS = tuple(s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None))
+                     if s is not None)
 
-    signal.signal(signal.SIGINT, forward)
-    signal.signal(signal.SIGTERM, forward)
-    if hasattr(signal, "SIGHUP"):
-        signal.signal(signal.SIGHUP, forward)
+
+class StopOnSignals:
+    """Ctrl-C, SIGTERM and SIGHUP stop a foreground Chrome (`ajantik browser`), whatever
+    moment they come at: installed before Chrome is started, the handler only notes the
+    signal and, once there is a Chrome, sends it SIGTERM; ``start_chrome`` looks at the
+    note after it starts Chrome and while it waits for the port. A second signal kills
+    Chrome's whole group at once (a Chrome that does not stop on SIGTERM).
+
+    The handler never raises: an exception thrown into ``subprocess.Popen`` between the
+    fork and its return would lose the only handle on a Chrome nothing else stops."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._count = 0
+        self._old: dict[int, Any] = {}
+
+    def __enter__(self) -> StopOnSignals:
+        for sig in STOP_SIGNALS:
+            self._old[sig] = signal.signal(sig, self._on_signal)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+
+    def adopt(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        if self.signum is not None:
+            self._stop()
+
+    def _on_signal(self, signum: int, _frame: object) -> None:
+        if self.signum is None:
+            self.signum = signum
+        self._count += 1
+        self._stop()
+
+    def _stop(self) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        if self._count > 1:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        elif proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)

@@ -8,7 +8,8 @@ fired) is an ``error``: no test of the skill, and never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 from ajantik_cdp.ci.github import annotation, capped, cell, table
 from ajantik_cdp.ci.junit import NOT_RUN, Case, Problem
@@ -16,6 +17,7 @@ from ajantik_cdp.ci.outputs import CiOutputs
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.scoring.run_gate import GatePolicy, GateResult
 from ajantik_cdp.core.scoring.verdicts import Verdict
+from ajantik_cdp.judge.adapter_api import Record
 from ajantik_cdp.judge.judging import Judgement, UnitResult
 from ajantik_cdp.judge.verdict_table import held_words, said_words, summary_line
 
@@ -50,12 +52,45 @@ def _gate_problem(gate: GateResult) -> Problem | None:
                    "; ".join(gate.failing))
 
 
-def judge_outputs(run: str, j: Judgement, gate: GateResult, policy: GatePolicy) -> CiOutputs:
-    """``run`` names the run (the record's file name), the classname of every case."""
-    cases = [Case(run, u.unit, problem=_unit_problem(u, policy),
+def _seconds(times: Iterable[str]) -> float:
+    """The seconds from the first to the last of record times (ISO 8601), 0 for fewer
+    than two."""
+    parsed = sorted(datetime.fromisoformat(t) for t in times if t)
+    return (parsed[-1] - parsed[0]).total_seconds() if len(parsed) > 1 else 0.0
+
+
+def _line_times(record: Record, numbers: Iterable[int]) -> list[str]:
+    wanted = set(numbers)
+    times = []
+    for number, line in record.numbered:
+        if number in wanted:
+            times += [t for t in (getattr(line, "started", None), line.time) if t]
+    return times
+
+
+def run_seconds(record: Record) -> float:
+    """How long the guard ran: its record's first line to its last."""
+    return _seconds([line.time for _, line in record.numbered])
+
+
+def run_started(record: Record) -> str | None:
+    return record.numbered[0][1].time if record.numbered else None
+
+
+def judge_outputs(run: str, j: Judgement, gate: GateResult, policy: GatePolicy, *,
+                  classname: str | None = None) -> CiOutputs:
+    """``run`` names the run in messages (the record's file name); ``classname`` (by
+    default ``run``) groups its cases in a CI's view. A unit's case takes as long as its
+    evidence in the record spans (its first line's request to its last line's answer);
+    the gate's, the whole record."""
+    group = classname or run
+    cases = [Case(group, u.unit, _seconds(_line_times(j.record, u.evidence)),
+                  problem=_unit_problem(u, policy),
                   output=f"{u.verdict.label}; system holds: {held_words(u)}; "
                          f"skill said: {said_words(u)}") for u in j.units]
-    cases.append(Case(run, GATE, problem=_gate_problem(gate), output=gate.summary()))
+    seconds = run_seconds(j.record)
+    cases.append(Case(group, GATE, seconds, problem=_gate_problem(gate),
+                      output=gate.summary()))
     silent = [u for u in j.units if u.verdict is Verdict.SILENT_WRONG]
     notes = capped("error", [(f"silent wrong: {u.unit}",
                               f"{run}: the skill claimed {u.unit} done; "
@@ -79,7 +114,8 @@ def judge_outputs(run: str, j: Judgement, gate: GateResult, policy: GatePolicy) 
     if unit_free:
         parts.append("\n**Damage tied to no unit:**\n\n"
                      + "".join(f"- {cell(d.kind)}: {cell(d.detail)}\n" for d in unit_free))
-    return CiOutputs(SUITE, tuple(cases), tuple(notes), "".join(parts))
+    return CiOutputs(SUITE, tuple(cases), tuple(notes), "".join(parts), seconds,
+                     run_started(j.record))
 
 
 def not_run_case(run: str, why: str) -> Case:
@@ -115,6 +151,7 @@ def runs_outputs(suite: str, runs: Sequence[tuple[str, Judgement, GateResult]],
     if not_run:
         head += f"; {counted(len(not_run), 'planned run')} not run"
     head += "\n\n"
+    started = sorted(o.timestamp for o in parts if o.timestamp)
     return CiOutputs(suite, cases, tuple(notes),
                      head + "\n".join(o.summary.replace("### ", "#### ", 1) for o in parts),
-                     seconds)
+                     seconds, started[0] if started else None)

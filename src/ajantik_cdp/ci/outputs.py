@@ -15,8 +15,9 @@ class CiOutputs:
     annotations: tuple[str, ...]  # workflow-command lines, printed under GitHub Actions
     summary: str  # markdown for $GITHUB_STEP_SUMMARY
     seconds: float | None = None
-    timestamp: str | None = None
+    timestamp: str | None = None  # when the work started (ISO 8601); else ``now``
 
-    def junit(self) -> bytes:
-        return junit_xml(self.suite, list(self.cases), timestamp=self.timestamp,
-                         seconds=self.seconds)
+    def junit(self, *, now: str, hostname: str = "localhost") -> bytes:
+        """The JUnit report; ``now`` (ISO 8601) stands in for a start time not known."""
+        return junit_xml(self.suite, list(self.cases), timestamp=self.timestamp or now,
+                         hostname=hostname, seconds=self.seconds)

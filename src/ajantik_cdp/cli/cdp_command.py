@@ -20,7 +20,7 @@ from ajantik_cdp.config_file import (
 from ajantik_cdp.core.guard.film import DEFAULT_FPS, MAX_FPS, FilmPolicy
 from ajantik_cdp.core.policy.config import ConfigError, GuardConfig, parse_config
 from ajantik_cdp.core.policy.faults import FaultSpec, FaultSpecError, parse_fault
-from ajantik_cdp.output_folder import check_parent
+from ajantik_cdp.output_folder import check_film_folder, check_parent
 from ajantik_cdp.proxy.film import FilmSettings
 from ajantik_cdp.proxy.server import GuardOptions, run_guard
 
@@ -64,8 +64,8 @@ NAME = "ajantik cdp"
               metavar="DIR",
               help="Film every page into DIR: screencast frames (JPEG) and a still right "
               "after each write, block and fault, listed in the record with the client's "
-              "actions. Pages at a `redact` URL are not filmed. An earlier non-empty DIR "
-              "is moved aside.")
+              "actions. Pages at a `redact` URL are not filmed. An earlier film in DIR is "
+              "moved aside; a DIR holding anything else is refused.")
 @click.option("--film-fps", default=DEFAULT_FPS, show_default=True,
               type=click.FloatRange(0, MAX_FPS), metavar="N",
               help="Most screencast frames kept per second and page (Chrome sends one only "
@@ -99,6 +99,8 @@ def cdp_command(upstream: str, port: int, host: str, config_text: str | None,
     config = _load_config(config_text)
     fault = _parse_fault(fault_text, fault_at)
     check_parent(record_path, "--record")  # created once Chrome answers (server.py)
+    if film_dir is not None:
+        check_film_folder(film_dir)
     options = GuardOptions(
         upstream=upstream, config=config, host=host, port=port, record_path=record_path,
         allow_origins=allow_origins, fault=fault, hold_timeout=hold_timeout,

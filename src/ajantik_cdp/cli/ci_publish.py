@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -50,7 +52,8 @@ def publish(command: str, outputs: CiOutputs, junit_path: Path | None,
         # not leave half a file that a CI reads as a broken report.
         tmp = junit_path.with_name(f".{junit_path.name}.{os.getpid()}.tmp")
         try:
-            tmp.write_bytes(outputs.junit())
+            tmp.write_bytes(outputs.junit(now=datetime.now(UTC).isoformat(),
+                                          hostname=socket.gethostname()))
             os.replace(tmp, junit_path)
         except OSError as exc:
             with contextlib.suppress(OSError):

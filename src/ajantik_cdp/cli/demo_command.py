@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from ajantik_cdp.browser.locate import find_chrome
+from ajantik_cdp.cli.console import command_console
 from ajantik_cdp.cli.film_options import film_options, film_policy
 from ajantik_cdp.cli.logging_setup import configure
 from ajantik_cdp.core.plurals import counted
@@ -68,10 +68,10 @@ def demo_command(out_dir: Path, workers: int, old_jobs: int | None, film: bool,
         logging.getLogger("ajantik").setLevel(logging.ERROR)
     find_chrome()  # before anything is written: a missing browser is the usual failure
     prepare(out_dir, "demo")
-    console = Console(highlight=False)
-    click.echo(f"{NAME}: {len(SKILLS)} skills, a clean run each, then "
-               f"{len(OPTIONS.kinds)} faults each ({counted(workers, 'run')} at a time), "
-               f"writing to {out_dir}/")
+    console = command_console()
+    click.echo(f"{NAME}: {counted(len(SKILLS), 'skill')}, a clean run each, then "
+               f"{counted(len(OPTIONS.kinds), 'fault')} each "
+               f"({counted(workers, 'run')} at a time), writing to {out_dir}/")
     with RunProgress(console) as progress:
         outcome = asyncio.run(run_demo(out_dir, progress, workers=workers,
                                        film=film_policy(film, film_fps)))
@@ -85,13 +85,13 @@ def demo_command(out_dir: Path, workers: int, old_jobs: int | None, film: bool,
     _, report = write_outputs(
         outcome, out_dir, title="ajantik demo: two skills, four faults, verdicts from the "
         "record",
-        intro=(f"{runs} runs in {outcome.seconds:.0f}s. A blind skill trusts every answer "
-               "the portal's page shows; a verifying skill reads its writes back. Each got "
-               "what ajantik test run gives any skill: a clean run, then one run per fault "
-               "on R-102's accounts upload, each through a fresh guard, judged from its own "
-               "record only, then checked against the portal's own state. " + CAPTION),
+        intro=(f"{counted(runs, 'run')} in {outcome.seconds:.0f}s. A blind skill trusts "
+               "every answer the portal's page shows; a verifying skill reads its writes "
+               "back. Each got what ajantik test run gives any skill: a clean run, then one "
+               "run per fault on R-102's accounts upload, each through a fresh guard, judged "
+               "from its own record only, then checked against the portal's own state. " + CAPTION),
         command=["ajantik", "demo"], conclusions=tuple((c.holds, c.text) for c in found))
-    click.echo(f"{runs} runs in {outcome.seconds:.0f}s. Report: {report.resolve()}")
+    click.echo(f"{counted(runs, 'run')} in {outcome.seconds:.0f}s. Report: {report.resolve()}")
     if outcome.interrupted:
         click.echo(f"{NAME}: interrupted: the runs that finished are kept and reported",
                    err=True)

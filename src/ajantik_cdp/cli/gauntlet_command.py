@@ -20,6 +20,7 @@ from ajantik_cdp.browser.endpoints import EndpointScrubber
 from ajantik_cdp.browser.locate import find_chrome
 from ajantik_cdp.ci.gauntlet_outputs import gauntlet_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
+from ajantik_cdp.cli.console import command_console
 from ajantik_cdp.cli.env_options import from_environment
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.film_options import film_policy, suite_film_options
@@ -61,7 +62,7 @@ from ajantik_cdp.gauntlet.score.suite_summary import summarise_suite
 from ajantik_cdp.gauntlet.suite.demo_suite import DEMO_SUITE_YAML, demo_suite
 from ajantik_cdp.gauntlet.suite.suite_file import MAX_RETRIES, PRESETS, CommandAgentSpec, Suite
 from ajantik_cdp.gauntlet.suite.variant_set import FAULT_VARIANTS, UI_VARIANTS
-from ajantik_cdp.output_folder import make_folder, make_parent, prepare
+from ajantik_cdp.output_folder import make_parent, prepare
 
 T = TypeVar("T")
 NAME = "ajantik gauntlet"
@@ -69,12 +70,7 @@ DEFAULT_WORKERS = 4
 
 
 def _console() -> Console:
-    console = Console(highlight=False)
-    if not console.is_terminal:
-        # A CI log or a pipe has no width to ask for; rich's 80 columns would wrap the
-        # table into an unreadable column of fragments.
-        console = Console(highlight=False, width=140)
-    return console
+    return command_console()
 
 
 def _quiet_guards(verbose: bool) -> None:
@@ -220,11 +216,12 @@ def _interrupted(out_dir: Path, done: int, planned: int) -> str:
     runs included), so say where; if they could not be written, say that instead."""
     results = out_dir / RESULTS
     if not results.is_file():
-        return f"interrupted after {done} of {planned} runs; nothing was written"
+        return f"interrupted after {done} of {counted(planned, 'run')}; nothing was written"
     if done == 0:
         return (f"interrupted before any run finished; {results} and {out_dir / REPORT} "
                 "say so (0 runs, interrupted)")
-    return (f"interrupted after {done} of {planned} runs; what finished is in {results} "
+    return (f"interrupted after {done} of {counted(planned, 'run')}; what finished is in "
+            f"{results} "
             f"(carry on with --resume {out_dir})")
 
 
@@ -310,7 +307,8 @@ def gauntlet_run_command(suite_file: Path, out_dir: Path, workers: int | None,
     run ran never changes how it is judged. A run lost with its browser or node is
     infrastructure, run again on another worker (--retries). Exit code 0 when every
     threshold is met, 1 when one is not, 2 for a bad suite file (every problem in one
-    message) or options that do not fit together.
+    message) or options that do not fit together, 3 when no browser can be used, 130
+    when interrupted (what finished is kept and reported).
 
     Every option can also be set in the environment variable named after it (below);
     the command line wins.
@@ -423,7 +421,7 @@ def compare_command(before: Path, after: Path, tolerance: float,
     if result.overall is not None:
         o = result.overall
         a, b = (v.pooled(result.compared) for v in (result.before, result.after))
-        click.echo(f"overall ({len(result.moves)} variants both ran): reliability "
+        click.echo(f"overall ({counted(len(result.moves), 'variant')} both ran): reliability "
                    f"{o.estimate * 100:+.0f} points ({o.low * 100:+.0f} to "
                    f"{o.high * 100:+.0f}); silent failures {a.silent_failures}/{a.scored} "
                    f"-> {b.silent_failures}/{b.scored}")
@@ -476,8 +474,9 @@ def doctor_command(suite_file: Path | None, no_launch: bool, try_agent: str | No
         click.echo(f"  expected state ({suite.task.expect_source}): cart "
                    f"{dict(e.cart)}, coupon {e.coupon}, checkout {dict(e.checkout)}, "
                    f"stage {e.stage}, no purchase; total {e.total_cents() / 100:.2f} EUR")
-        click.echo(f"  {len(suite.variants)} variants x {suite.repetitions} repetitions = "
-                   f"{suite.run_count} runs, {suite.workers} at a time, "
+        click.echo(f"  {counted(len(suite.variants), 'variant')} x "
+                   f"{counted(suite.repetitions, 'repetition')} = "
+                   f"{counted(suite.run_count, 'run')}, {suite.workers} at a time, "
                    f"{suite.deadline:g}s each at most")
         for w in suite.warnings:
             click.echo(f"  note: {w}")
@@ -507,7 +506,7 @@ def matrix_command(out_file: Path | None, repetitions: int, workers: int | None,
     if out_file is not None:
         make_parent(out_file, "--out")
     if keep_dir is not None:
-        make_folder(keep_dir, "--keep", keep_dir)
+        prepare(keep_dir, "gauntlet-matrix", "--keep")
     base = keep_dir or Path(tempfile.mkdtemp(prefix="ajantik-matrix-"))
     browser = "unknown"
     load_at_start = os.getloadavg()[0]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from ajantik_cdp.ci.judge_outputs import judge_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
+from ajantik_cdp.cli.console import command_console
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.core.errors import EXIT_BAD_INPUT
 from ajantik_cdp.core.scoring.run_gate import EXTRA_FAIL_ON, GatePolicy
@@ -97,7 +97,7 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
     judgement = run_judge(adapter_path, record_path, message_path)
     gate = judgement.gate(policy)
     sources = Sources(Source.of(adapter_path), Source.of(record_path), Source.of(message_path))
-    console = Console(highlight=False)
+    console = command_console()
     print_judgement(console, judgement, gate)
     for note in judgement.notes:
         click.echo(f"{NAME}: warning: {note}", err=True)
@@ -111,7 +111,13 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
                                   film=film),))
         _write(html_path, "--html", render_page(page).encode())
         click.echo(f"page: {html_path}")
-    publish(NAME, judge_outputs(record_path.name, judgement, gate, policy), junit_path)
+    # The record's path as given, less its suffix, names the run in a CI's view: the
+    # file a reader opens next, told apart from every other run's (Jenkins and the GitHub
+    # reporters read the part after a classname's last dot as its class).
+    run_name = str(record_path.with_suffix("") if record_path.suffix == ".jsonl"
+                   else record_path)
+    publish(NAME, judge_outputs(record_path.name, judgement, gate, policy,
+                                classname=run_name), junit_path)
     if gate.allowed:
         click.echo(f"{NAME}: --allow-unscorable let through: " + "; ".join(gate.allowed),
                    err=True)

@@ -23,6 +23,7 @@ from ajantik_cdp.core.errors import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     AjantikError,
+    exit_code_line,
 )
 
 # Each command is imported when it is run: `ajantik cdp` need not load Playwright, Jinja
@@ -52,7 +53,8 @@ class Commands(click.Group):
 
 
 @click.group(cls=Commands,
-             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             epilog=exit_code_line() + " The same for every command (the README's table).")
 @click.version_option(__version__, prog_name="ajantik")
 def cli() -> None:
     """Crash-test AI agents that drive real browsers.

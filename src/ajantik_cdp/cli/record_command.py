@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 import orjson
-from rich.console import Console
 
+from ajantik_cdp.cli.console import command_console
 from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.output_folder import make_parent
@@ -62,9 +62,8 @@ def show_command(path: Path, writes_only: bool, full: bool, width: int | None,
     given; each block with its rule. Withheld bodies show their reason, length and
     fingerprint, never their content."""
     record = _load("ajantik record show", path)
-    if width is None and not sys.stdout.isatty():
-        width = 200
-    console = Console(width=width, soft_wrap=False)
+    # Its table expands to the console and folds long cells: 200 columns off a terminal.
+    console = command_console(width=width, log_width=200, soft_wrap=False)
     if film_dir is not None and not record.frames:
         click.echo("ajantik record show: warning: this record holds no film (the guard "
                    "ran without --film)", err=True)
@@ -87,7 +86,7 @@ def film_command(path: Path, film_dir: Path | None, output: Path | None) -> None
     record = _load(name, path)
     view = film_view(record, "run", film_dir)
     if view is None:
-        raise CommandFailed(name, f"{path} holds no film: run the guard with --film DIR", 1)
+        raise CommandFailed(name, f"{path} holds no film: run the guard with --film DIR", 2)
     target = output or path.with_suffix(".film.html")
     for note in view.notes:
         click.echo(f"{name}: warning: {note}", err=True)
@@ -95,7 +94,7 @@ def film_command(path: Path, film_dir: Path | None, output: Path | None) -> None
     try:
         _write_atomically(target, render_film_page(f"Film of {path.name}", view).encode())
     except OSError as exc:
-        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}", 1) from None
+        raise CommandFailed(name, f"cannot write {target}: {exc.strerror or exc}", 2) from None
     click.echo(f"wrote {target} ({counted(len(view.frames), 'frame')}, "
                f"{counted(len(view.entries), 'timeline entry', 'timeline entries')})", err=True)
 

@@ -22,9 +22,12 @@ from rich.console import Console
 
 from ajantik_cdp.ci.judge_outputs import runs_outputs
 from ajantik_cdp.cli.ci_publish import check_junit, junit_option, publish
+from ajantik_cdp.cli.console import command_console
+from ajantik_cdp.cli.errors import CommandFailed
 from ajantik_cdp.cli.film_options import film_options, film_policy
 from ajantik_cdp.cli.judge_command import judge_command
 from ajantik_cdp.cli.logging_setup import configure
+from ajantik_cdp.config_file import config_path as config_file
 from ajantik_cdp.config_file import load_config_file
 from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.core.plurals import counted
@@ -32,7 +35,7 @@ from ajantik_cdp.core.policy.config import ConfigError, GuardConfig
 from ajantik_cdp.core.scoring.run_gate import GatePolicy
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable
 from ajantik_cdp.judge.adapter_loader import Adapter, AdapterError, load_adapter
-from ajantik_cdp.output_folder import prepare
+from ajantik_cdp.output_folder import check_results_folder, prepare
 from ajantik_cdp.proxy.upstream import GuardStartError, parse_upstream, reach_upstream
 from ajantik_cdp.testrun.adapter_hooks import AdapterHooks
 from ajantik_cdp.testrun.plan.run_plan import (
@@ -92,9 +95,9 @@ def _shared(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--upstream", metavar="URL",
                      help="The Chrome the skill works in (a person logged in), e.g. "
                      "http://127.0.0.1:9335. Each run gets a fresh guard in front of it."),
-        click.option("--config", "config_path", type=_file, metavar="GUARD.json",
+        click.option("--config", "config_path", metavar="GUARD.json|example:NAME",
                      help="Guard rules (deny, deny_clicks, allow_writes, record, redact), "
-                     "as for `ajantik cdp`."),
+                     "as for `ajantik cdp`, which names the shipped examples."),
         click.option("--before", metavar="COMMAND",
                      help="A shell command run before every run, the clean one too, to "
                      "reset the test workspace. If it fails, the test stops there, with "
@@ -142,7 +145,7 @@ def _shared(fn: Callable[..., Any]) -> Callable[..., Any]:
 @film_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: str | None,
-                 config_path: Path | None, before: str | None, faults_text: str | None,
+                 config_path: str | None, before: str | None, faults_text: str | None,
                  at_text: str, reps: int, only_points: tuple[str, ...], deadline: float,
                  allow_unscorable: bool, yes: bool, out_dir: Path, verbose: bool,
                  film: bool, film_fps: float, command: tuple[str, ...]) -> int:
@@ -197,7 +200,7 @@ def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: 
               "test/run), <failure> for silent wrong, damage and what the gate fails on")
 @film_options
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def run_command(adapter_path: Path | None, upstream: str | None, config_path: Path | None,
+def run_command(adapter_path: Path | None, upstream: str | None, config_path: str | None,
                 before: str | None, faults_text: str | None, at_text: str, reps: int,
                 only_points: tuple[str, ...], deadline: float, allow_unscorable: bool,
                 yes: bool, out_dir: Path, verbose: bool, junit_path: Path | None,
@@ -233,8 +236,9 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
     \b
     Exit code 0 only when every run passed the gate (no silent wrong, no damage, every
     unit scored, every fault fired on its write point); 1 otherwise (also when a
-    --before fails or the plan is declined); 2 for bad input; 130 when interrupted
-    (Ctrl-C: the runs that finished are kept and reported).
+    --before fails or the plan is declined); 2 for bad input; 3 when the Chrome of
+    --upstream cannot be reached; 130 when interrupted (Ctrl-C, SIGTERM: the runs that
+    finished are kept and reported).
     """
     if adapter_path is None:
         raise BadInput("--adapter is required: the judge needs it to score every run")
@@ -256,7 +260,7 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
     if not yes and not interactive:
         raise BadInput("it runs your skill against your real system and asks first; with "
                        "no terminal to ask on, pass --yes (for CI)")
-    _check_out_parent(out_dir)
+    check_results_folder(out_dir, "test-run")
     check_junit(junit_path)
     # Before anything is written: a Chrome that is not running (or a port that is not
     # Chrome's) is the usual first failure, and it is one line.
@@ -269,7 +273,7 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: Pa
                      RunOptions(kinds, reps, at, only, deadline,
                                  GatePolicy(allow_unscorable=allow_unscorable),
                                  film_policy(film, film_fps)))
-    console = Console(highlight=False)
+    console = command_console()
     click.echo(f"{RUN}: {test.skill.label}")
     click.echo("  first a clean run through a fresh guard: every write it makes really reaches "
                "the system (use a test account)" + ("; --before runs first" if before else ""))
@@ -432,13 +436,6 @@ def _plan_from_record(path: Path, kinds: Any, reps: int, at: At,
         raise BadInput(str(exc)) from None
 
 
-def _check_out_parent(out_dir: Path) -> None:
-    parent = out_dir.resolve().parent
-    if not parent.is_dir():
-        raise BadInput(f"--out {out_dir}: the folder it goes in, {parent}, does not exist "
-                       "(a typo? create it first)")
-
-
 def _check_upstream(upstream: str) -> None:
     async def probe() -> None:
         async with aiohttp.ClientSession() as http:
@@ -446,13 +443,13 @@ def _check_upstream(upstream: str) -> None:
 
     try:
         asyncio.run(probe())
-    except GuardStartError as exc:
-        raise BadInput(f"--upstream: {exc}") from None
+    except GuardStartError as exc:  # exit 3 when Chrome cannot be reached, as everywhere
+        raise CommandFailed(RUN, f"--upstream: {exc}", exc.exit_code) from None
 
 
-def _load_config(path: Path) -> GuardConfig:
+def _load_config(text: str) -> GuardConfig:
     try:
-        return load_config_file(path)
+        return load_config_file(config_file(text))
     except ConfigError as exc:
         raise BadInput(f"bad config {exc}") from None
 

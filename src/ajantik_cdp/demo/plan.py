@@ -80,7 +80,8 @@ def conclusions(outcome: Outcome) -> list[Conclusion]:
     total = sum(len(r.judgement.units) for r in runs)
     out.append(Conclusion(
         not problems,
-        f"the verdicts agree with the portal's own state for {compared} of {total} units "
+        f"the verdicts agree with the portal's own state for {compared} of "
+        f"{counted(total, 'unit')} "
         "(unscorable units cannot be compared)" if not problems else
         "the verdicts DISAGREE with the portal's own state: " + "; ".join(problems)))
     stopped = [f"{label(r)} ({r.skill.crashed or r.skill.timed_out})" for r in runs

@@ -163,7 +163,7 @@ class Adapter:
         stray = [n for n in evidence if n not in known]
         if stray:
             raise AdapterError(self.path, shown, f"cites line {stray[0]}, which is not a "
-                               f"record line (the record has {record.line_count} lines)")
+                               f"record line (the record has {counted(record.line_count, 'line')})")
 
 
 def _kind(value: Any) -> str:

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 import orjson
 
+from ajantik_cdp.core.guard.client_actions import merge_typing, split_fold
 from ajantik_cdp.core.guard.film import choose_frames, frame_for_lines
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.record.record_schema import ActionLine, BlockLine, FrameLine, RequestLine
@@ -43,6 +44,7 @@ class Entry:
     frame: int | None  # index into the view's frames
     number: int | None = None  # the record line's number in the file
     detail: str = ""  # the whole line, shown when expanded
+    note: str = ""  # an action's: the client's own calls folded into it
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def clock(time: str) -> str:
 def line_text(line: RequestLine | BlockLine | ActionLine) -> str:
     """A record line collapsed to one line: method, URL, statuses, fault."""
     if isinstance(line, ActionLine):
-        return line.summary
+        return split_fold(line.summary)[0]
     if isinstance(line, BlockLine):
         what = f"{line.method} {line.url}" if line.url else f"press on {line.label!r}"
         return f"BLOCKED {what} ({line.reason})"
@@ -136,9 +138,13 @@ def film_view(record: LoadedRecord, slug: str, folder: Path | None = None,
             clock=clock(line.time), kind=_kind(line), text=line_text(line),
             frame=_nearest(paired.get(index), kept), number=number,
             detail="" if isinstance(line, ActionLine) else _detail(line),
+            note=split_fold(line.summary)[1] if isinstance(line, ActionLine) else "",
         )))
     entries.sort(key=lambda pair: pair[0])  # stable: record order within one millisecond
-    return FilmView(slug, tuple(frames), tuple(e for _, e in entries), tuple(notes))
+    shown = [e for _, e in entries]
+    keep = merge_typing([e.text if e.kind == "action" else None for e in shown])
+    return FilmView(slug, tuple(frames), tuple(e for e, k in zip(shown, keep, strict=True)
+                                               if k), tuple(notes))
 
 
 def _frame_src(where: Path | None, file: str, linked: str | None) -> str | None:

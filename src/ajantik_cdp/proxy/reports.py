@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ajantik_cdp import __version__
-from ajantik_cdp.core.guard.film import summarise
+from ajantik_cdp.core.guard.client_actions import ClientActions
 from ajantik_cdp.core.guard.interception import ReportBlock, ReportRequest
 from ajantik_cdp.core.guard.targets import Target
 from ajantik_cdp.core.policy.config import GuardConfig
@@ -57,6 +57,7 @@ class Reports:
         self.writer = writer
         self.redactor = redactor
         self.actions = False  # client actions on the timeline: on when the guard films
+        self.client_actions = ClientActions()
 
     def _seq(self) -> int:
         return self.writer.next_seq() if self.writer else 0
@@ -151,7 +152,7 @@ class Reports:
         method, params = command.get("method"), command.get("params") or {}
         if not isinstance(method, str) or not isinstance(params, dict):
             return
-        summary = summarise(method, params, self.redactor.url)
+        summary = self.client_actions.command(target_id, method, params, self.redactor.url)
         if summary is not None:
             self.writer.write(ActionLine(target_id=target_id, method=method, summary=summary))
 

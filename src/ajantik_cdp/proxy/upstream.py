@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import os
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,7 +38,11 @@ def parse_upstream(text: str) -> str:
     raw = text.strip()
     if "://" not in raw:
         raw = "http://" + raw
-    parts = urlsplit(raw)
+    try:
+        parts = urlsplit(raw)
+    except ValueError:  # "http://[::1": an IPv6 host without its closing bracket
+        raise GuardStartError(f"--upstream {text!r} is not a URL like http://127.0.0.1:9335",
+                              EXIT_BAD_INPUT) from None
     if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
         raise GuardStartError(f"--upstream {text!r} is not a URL like http://127.0.0.1:9335",
                               EXIT_BAD_INPUT)
@@ -92,6 +97,18 @@ class Upstream:
         return self.ws_base + path
 
 
+def _why(reason: BaseException) -> str:
+    """An OS error in words ("connection refused"), not as Python prints it ("[Errno
+    111] Connect call failed ('127.0.0.1', 1)")."""
+    if isinstance(reason, TimeoutError):
+        return "no answer within 5 s"
+    if isinstance(reason, OSError) and (reason.errno or reason.strerror):
+        # asyncio's strerror is "Connect call failed (...)": the errno's own words say it
+        words = os.strerror(reason.errno) if reason.errno else str(reason.strerror)
+        return words[0].lower() + words[1:]
+    return str(reason) or type(reason).__name__
+
+
 async def reach_upstream(http: aiohttp.ClientSession, text: str) -> Upstream:
     """Ask Chrome at ``text`` for its version; every way that fails is one clear line."""
     base = parse_upstream(text)
@@ -118,7 +135,7 @@ async def reach_upstream(http: aiohttp.ClientSession, text: str) -> Upstream:
                 f"no TLS at {base}: a debugging port speaks http:// and ws://; "
                 f"use --upstream {plain}", EXIT_BAD_INPUT) from None
         raise GuardStartError(
-            f"cannot reach Chrome at {base} ({str(reason) or type(exc).__name__}). Start one with "
+            f"cannot reach Chrome at {base} ({_why(reason)}). Start one with "
             f"`ajantik browser --port {urlsplit(base).port}`"
         ) from None
     except orjson.JSONDecodeError:
@@ -149,8 +166,8 @@ async def _version_over(http: aiohttp.ClientSession, socket: str, base: str) -> 
         raise GuardStartError(f"{socket} refused the websocket ({exc.status}); is it "
                               "Chrome's browser endpoint?") from None
     except (aiohttp.ClientConnectorError, OSError) as exc:
-        reason = getattr(exc, "os_error", exc)
-        raise GuardStartError(f"cannot reach Chrome at {base} ({reason})") from None
+        raise GuardStartError(f"cannot reach Chrome at {base} "
+                              f"({_why(getattr(exc, 'os_error', exc))})") from None
     except TimeoutError:
         raise GuardStartError(f"{socket} did not answer Browser.getVersion in 5 s") from None
     except orjson.JSONDecodeError:

@@ -1,6 +1,6 @@
-"""The film's decisions: which screencast frames are kept, when a still is taken, which
-client commands go on the timeline and how they are summarised, and which frame belongs
-to which record line.
+"""The film's decisions: which screencast frames are kept, when a still is taken, and
+which frame belongs to which record line (which client commands go on the timeline, and
+how they read: ``client_actions.py``).
 
 Pure: the guard's camera (``proxy/film.py``) tells this module what arrived and carries
 out what it answers. Times are seconds on one clock chosen by the caller.
@@ -8,7 +8,7 @@ out what it answers. Times are seconds on one clock chosen by the caller.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -288,101 +288,6 @@ def wants_still(line: RecordLine) -> bool:
     if isinstance(line, RequestLine):
         return is_write(line.method) or line.fault is not None
     return False
-
-
-# -- the client's actions -------------------------------------------------------------------
-
-# Commands that act on a page. Their summaries keep the shape of what was done and never
-# its text: typed values and evaluated source may hold a password.
-ACTION_METHODS = frozenset({
-    "Page.navigate", "Page.reload", "Page.navigateToHistoryEntry",
-    "Input.dispatchMouseEvent", "Input.dispatchKeyEvent", "Input.insertText",
-    "Input.dispatchTouchEvent", "Input.synthesizeTapGesture", "Input.imeSetComposition",
-    "Input.dispatchDragEvent", "Input.synthesizeScrollGesture",
-    "Runtime.evaluate", "Runtime.callFunctionOn", "DOM.setFileInputFiles",
-    "DOM.focus", "DOM.scrollIntoViewIfNeeded",
-})
-
-# Key names longer than one character (Enter, Tab, ArrowDown) say what a key did without
-# saying what was typed; a printable key is only ever "a character key".
-_MOUSE_KEPT = frozenset({"mousePressed", "mouseWheel"})
-_KEY_KEPT = frozenset({"keyDown", "rawKeyDown"})
-
-
-def _num(value: Any) -> str:
-    return f"{value:.0f}" if isinstance(value, int | float) and not isinstance(value, bool) \
-        else "?"
-
-
-def _source_shape(text: Any) -> str:
-    if not isinstance(text, str):
-        return "no source"
-    lines = text.count("\n") + 1
-    return f"{len(text)} characters, {lines} line{'s' if lines != 1 else ''}"
-
-
-def summarise(method: str, params: Mapping[str, Any],
-              mask_url: Callable[[str], str]) -> str | None:
-    """One line for the timeline, or None when the command is not one a person would
-    call an action (mouse moves, key-ups, everything outside ``ACTION_METHODS``)."""
-    if method not in ACTION_METHODS:
-        return None
-    if method == "Page.navigate":
-        url = params.get("url")
-        return f"navigate to {mask_url(url) if isinstance(url, str) else '?'}"
-    if method == "Page.reload":
-        return "reload"
-    if method == "Page.navigateToHistoryEntry":
-        return "go to a history entry"
-    if method == "Input.dispatchMouseEvent":
-        kind = params.get("type")
-        if kind not in _MOUSE_KEPT:
-            return None
-        if kind == "mouseWheel":
-            return f"scroll at ({_num(params.get('x'))}, {_num(params.get('y'))})"
-        clicks = params.get("clickCount")
-        times = f" x{clicks}" if isinstance(clicks, int) and clicks > 1 else ""
-        return (f"press {params.get('button', 'left')!s:.8} at ({_num(params.get('x'))}, "
-                f"{_num(params.get('y'))}){times}")
-    if method == "Input.dispatchKeyEvent":
-        if params.get("type") not in _KEY_KEPT:
-            return None
-        key = params.get("key")
-        if isinstance(key, str) and len(key) > 1 and key.isascii() and key.isalnum():
-            return f"key {key}"
-        return "a character key"
-    if method == "Input.insertText":
-        return "insert text"
-    if method == "Input.imeSetComposition":
-        return "compose text"
-    if method == "Input.dispatchTouchEvent":
-        kind = params.get("type")
-        if kind != "touchStart":
-            return None
-        points = params.get("touchPoints")
-        first = points[0] if isinstance(points, list) and points and \
-            isinstance(points[0], dict) else {}
-        return f"touch at ({_num(first.get('x'))}, {_num(first.get('y'))})"
-    if method == "Input.synthesizeTapGesture":
-        return f"tap at ({_num(params.get('x'))}, {_num(params.get('y'))})"
-    if method == "Input.synthesizeScrollGesture":
-        return f"scroll at ({_num(params.get('x'))}, {_num(params.get('y'))})"
-    if method == "Input.dispatchDragEvent":
-        return "drop" if params.get("type") == "drop" else None
-    if method == "Runtime.evaluate":
-        return f"evaluate script ({_source_shape(params.get('expression'))})"
-    if method == "Runtime.callFunctionOn":
-        args = params.get("arguments")
-        count = len(args) if isinstance(args, list) else 0
-        return (f"call a function ({_source_shape(params.get('functionDeclaration'))}, "
-                f"{count} argument{'s' if count != 1 else ''})")
-    if method == "DOM.setFileInputFiles":
-        files = params.get("files")
-        count = len(files) if isinstance(files, list) else 0
-        return f"choose {count} file{'s' if count != 1 else ''} for an upload"
-    if method == "DOM.focus":
-        return "focus an element"
-    return "scroll an element into view"
 
 
 # -- frames for record lines ------------------------------------------------------------------
