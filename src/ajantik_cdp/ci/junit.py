@@ -3,7 +3,7 @@
 
 JUnit XML has no one owner, so this writes what the schemas its readers check against
 all accept: the Jenkins xUnit plugin's ``junit-10.xsd``, and the Apache Ant schema of
-the format GitLab, Azure DevOps and the GitHub reporters parse (tests/ci/schemas/ holds
+the format GitLab, Azure DevOps and the GitHub reporters parse (tests/ci/junit_check.py checks
 both, and the tests validate every report the project writes against each). Where they differ, the
 stricter one rules:
 
