@@ -8,6 +8,7 @@ import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import aiohttp
 import orjson
 import pytest
 import pytest_asyncio
@@ -78,8 +79,12 @@ function send(path, key) {
 
 async def test_playwright_mcp_through_the_guard(chrome, guard: GuardFactory,
                                                 site: HitSite) -> None:
-    """An agent's tools (navigate, snapshot, click) over Playwright MCP's --cdp-endpoint."""
+    """An agent's tools (navigate, snapshot, click) over Playwright MCP's --cdp-endpoint,
+    on a Chrome with a tab opened after its first, as a person's Chrome has (and as the
+    session's shared Chrome had when this test first failed in CI: the first tab is then
+    in the background, where a click never becomes "stable")."""
     page = site.page("mcp", MCP_PAGE)
+    later_tab = await _open_tab(chrome.http_url)
     direct = await drive("mcp", chrome.http_url, page)
     assert direct == {"allowed": 200, "denied": 200}
     assert len(site.writes("denied-mcp")) == 1
@@ -91,6 +96,17 @@ async def test_playwright_mcp_through_the_guard(chrome, guard: GuardFactory,
     assert len(site.writes("denied-mcp")) == 1  # only the unguarded one
     assert len(site.writes("allowed-mcp")) == 2
     assert await g.wait_for_line(lambda line: getattr(line, "kind", "") == "block")
+    await _close_tab(chrome.http_url, later_tab)
+
+
+async def _open_tab(http_url: str) -> str:
+    async with aiohttp.ClientSession() as s, s.put(f"{http_url}/json/new?about:blank") as r:
+        return str((await r.json())["id"])
+
+
+async def _close_tab(http_url: str, target: str) -> None:
+    async with aiohttp.ClientSession() as s, s.get(f"{http_url}/json/close/{target}") as r:
+        r.raise_for_status()
 
 
 @pytest_asyncio.fixture(loop_scope="session")

@@ -150,7 +150,10 @@ async function withMcp() {
                               clientInfo: { name: 'ajantik-tests', version: '0' } });
     proc.stdin.write(JSON.stringify({ jsonrpc: '2.0',
                                       method: 'notifications/initialized' }) + '\n');
-    const snapshot = await tool('browser_navigate', { url: pageUrl });
+    // A tab of its own, as an agent opens one: MCP otherwise drives the browser's first
+    // tab, which in a Chrome shared with earlier tests may be a background tab, where no
+    // animation frame fires and every click waits for "stable" until it times out.
+    const snapshot = await tool('browser_tabs', { action: 'new', url: pageUrl });
     const ref = (label) => {
       const m = snapshot.match(new RegExp(`button "${label}" \\[ref=(\\w+)\\]`));
       if (!m) throw new Error(`no ${label} button in the snapshot:\n${snapshot}`);
@@ -167,6 +170,7 @@ async function withMcp() {
       out[key] = m ? (m[1] === 'error' ? 'error' : Number(m[1]))
         : { clicked, waited, text };
     }
+    await tool('browser_tabs', { action: 'close' });
     return out;
   } finally {
     proc.kill();
