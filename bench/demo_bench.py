@@ -25,14 +25,14 @@ from pathlib import Path
 from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.demo.plan import conclusions
 from ajantik_cdp.demo.runner import run_demo
-from ajantik_cdp.testrun.run.runner import RunResult, SkillTestResult
+from ajantik_cdp.testrun.run.runner import JudgedRun, SkillTestResult
 
 
 class Quiet:
     def planned(self, result: SkillTestResult, total: int) -> None:
         pass
 
-    def finished(self, run: RunResult, done: int, total: int) -> None:
+    def finished(self, run: JudgedRun, done: int, total: int) -> None:
         pass
 
 

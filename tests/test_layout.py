@@ -1,5 +1,5 @@
-"""The layout's rules, read from the source: the pure folders import no I/O, and the
-gauntlet reaches the shop only through its package's public names.
+"""The layout's rules, read from the source: the pure folders import no I/O, no class name is
+defined twice, and the gauntlet reaches the shop only through its package's public names.
 
 Purity is a property of a folder, not of a list of modules: a module added to a pure
 folder is checked without anyone remembering to add it here.
@@ -112,3 +112,24 @@ def _shop_public_names() -> set[str]:
     import ajantik_shop
 
     return set(ajantik_shop.__all__)
+
+
+def classes_defined_twice(root: Path) -> dict[str, list[str]]:
+    """Top-level class names defined in more than one module below ``root``."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(root)))
+    return {name: paths for name, paths in where.items() if len(paths) > 1}
+
+
+def test_one_name_per_idea_no_class_name_is_defined_twice() -> None:
+    """A reader who meets ``Check`` or ``RunResult`` should not have to ask which one."""
+    assert classes_defined_twice(SRC) == {}
+
+
+def test_the_name_check_finds_a_second_definition(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("class Row:\n    pass\n")
+    (tmp_path / "b.py").write_text("class Row:\n    pass\nclass Other:\n    pass\n")
+    assert classes_defined_twice(tmp_path) == {"Row": ["a.py", "b.py"]}

@@ -322,10 +322,10 @@ def test_demo_exit_follows_its_conclusions(monkeypatch: pytest.MonkeyPatch, tmp_
                                            holds: bool, interrupted: bool, code: int) -> None:
     from ajantik_cdp.cli import demo_command
     from ajantik_cdp.demo.plan import Conclusion
-    from ajantik_cdp.testrun.run.runner import Outcome
+    from ajantik_cdp.testrun.run.runner import SessionResult
 
-    async def no_runs(*args: object, **kwargs: object) -> Outcome:
-        return Outcome([], 1.0, interrupted=interrupted)
+    async def no_runs(*args: object, **kwargs: object) -> SessionResult:
+        return SessionResult([], 1.0, interrupted=interrupted)
 
     monkeypatch.setattr(demo_command, "find_chrome", lambda: "chromium")
     monkeypatch.setattr(demo_command, "run_demo", no_runs)

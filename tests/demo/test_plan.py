@@ -17,9 +17,9 @@ from ajantik_cdp.judge.adapter_api import Claim, Damage, Held, Record, Report
 from ajantik_cdp.judge.judging import Judgement, UnitResult
 from ajantik_cdp.output_folder import OutputFolderError, marker_name, prepare
 from ajantik_cdp.testrun.plan.run_plan import CLEAN, PlannedRun
-from ajantik_cdp.testrun.run.runner import Outcome, RunResult, SkillTest, SkillTestResult
+from ajantik_cdp.testrun.run.runner import JudgedRun, SessionResult, SkillTest, SkillTestResult
 from ajantik_cdp.testrun.run.skill import SkillRun
-from ajantik_cdp.testrun.run.workspace import Check
+from ajantik_cdp.testrun.run.workspace import SystemCheck
 from ajantik_cdp.testrun.score.matrix import Firing
 from tests.support.records import RecordBuilder
 
@@ -37,7 +37,7 @@ WORLDS = {C: (True, Said.DONE), SW: (False, Said.DONE), RH: (False, Said.NOT_DON
 
 def _run(tmp_path: Path, skill: str, kind: FaultKind | None, verdicts: list[Verdict], *,
          damage: bool = False, disagree: bool = False, fired: Firing | None = None,
-         crashed: str | None = None, timed_out: str | None = None) -> RunResult:
+         crashed: str | None = None, timed_out: str | None = None) -> JudgedRun:
     name = f"{skill}-{kind.value if kind else 'clean'}"
     record = Record.read(RecordBuilder(tmp_path / f"{name}.jsonl").close())
     dmg = (Damage("duplicate", "two copies", "R-102"),) if damage else ()
@@ -58,12 +58,12 @@ def _run(tmp_path: Path, skill: str, kind: FaultKind | None, verdicts: list[Verd
                     fault_fired=None if kind is None else firing is Firing.ON_POINT,
                     crashed=crashed, timed_out=timed_out)
     problems = ("R-101: differs",) if disagree else ()
-    check = Check((), problems, PortalCheck({}, len(units), 0))
-    return RunResult(skill, planned, name, j, gate, firing,
+    check = SystemCheck((), problems, PortalCheck({}, len(units), 0))
+    return JudgedRun(skill, planned, name, j, gate, firing,
                      SkillRun("", crashed=crashed, timed_out=timed_out), 1.0, check)
 
 
-def _outcome(*tests: tuple[str, list[RunResult]]) -> Outcome:
+def _outcome(*tests: tuple[str, list[JudgedRun]]) -> SessionResult:
     results = []
     for name, runs in tests:
         plan_runs = tuple(r.planned for r in runs if not r.planned.is_clean)
@@ -74,13 +74,13 @@ def _outcome(*tests: tuple[str, list[RunResult]]) -> Outcome:
 
         t.plan = Plan((), OPTIONS.kinds, 1, OPTIONS.at, plan_runs)
         results.append(t)
-    return Outcome(results, 1.0)
+    return SessionResult(results, 1.0)
 
 
 PS, PF, SD = FaultKind.PHANTOM_SUCCESS, FaultKind.PHANTOM_FAILURE, FaultKind.SESSION_DROP
 
 
-def _good(tmp_path: Path, broken: str = "") -> Outcome:
+def _good(tmp_path: Path, broken: str = "") -> SessionResult:
     return _outcome(
         ("blind", [_run(tmp_path, "blind", None, [C, C, C]),
                    _run(tmp_path, "blind", PS,

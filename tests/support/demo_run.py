@@ -12,27 +12,27 @@ from pathlib import Path
 from ajantik_cdp.browser.launch import ChromeProcess
 from ajantik_cdp.core.guard.film import FilmPolicy
 from ajantik_cdp.demo.runner import run_demo
-from ajantik_cdp.testrun.run.runner import Outcome, RunResult, SkillTestResult
+from ajantik_cdp.testrun.run.runner import JudgedRun, SessionResult, SkillTestResult
 
 
 @dataclass
 class Seen:
     """The progress the runner reported, run by run."""
 
-    runs: list[RunResult] = field(default_factory=list)
+    runs: list[JudgedRun] = field(default_factory=list)
     totals: list[int] = field(default_factory=list)
 
     def planned(self, result: SkillTestResult, total: int) -> None:
         self.totals.append(total)
 
-    def finished(self, run: RunResult, done: int, total: int) -> None:
+    def finished(self, run: JudgedRun, done: int, total: int) -> None:
         self.runs.append(run)
 
 
 @dataclass(frozen=True)
 class DemoRun:
     out: Path
-    outcome: Outcome
+    outcome: SessionResult
     seen: Seen
 
 

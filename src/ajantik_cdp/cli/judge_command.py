@@ -16,7 +16,7 @@ from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.judge.adapter_api import Record, RecordUnusable, Report
 from ajantik_cdp.judge.adapter_loader import AdapterError, load_adapter
 from ajantik_cdp.judge.judging import Judgement, judge
-from ajantik_cdp.judge.verdict_file import Source, Sources, encode_verdicts, verdicts_data
+from ajantik_cdp.judge.verdict_file import InputFile, InputFiles, encode_verdicts, verdicts_data
 from ajantik_cdp.judge.verdict_page import Page, RunView, render_page
 from ajantik_cdp.judge.verdict_table import print_judgement
 from ajantik_cdp.output_folder import make_parent
@@ -96,7 +96,8 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
     check_junit(junit_path)
     judgement = run_judge(adapter_path, record_path, message_path)
     gate = judgement.gate(policy)
-    sources = Sources(Source.of(adapter_path), Source.of(record_path), Source.of(message_path))
+    sources = InputFiles(InputFile.of(adapter_path), InputFile.of(record_path),
+                         InputFile.of(message_path))
     console = command_console()
     print_judgement(console, judgement, gate)
     for note in judgement.notes:

@@ -53,8 +53,8 @@ from ajantik_cdp.testrun.report.results_file import exit_code
 from ajantik_cdp.testrun.report.terminal import RunProgress, plan_lines, print_result
 from ajantik_cdp.testrun.run.command_skill import CommandSkill
 from ajantik_cdp.testrun.run.runner import (
-    Outcome,
     RunOptions,
+    SessionResult,
     SkillTest,
     SkillTestResult,
     by_operator,
@@ -299,7 +299,7 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: st
     return code
 
 
-def _not_run(outcome: Outcome) -> list[tuple[str, str]]:
+def _not_run(outcome: SessionResult) -> list[tuple[str, str]]:
     """(run, why) of every run that was due and did not run: the clean run, or the
     planned runs that an interrupt, a declined plan or a stop left undone."""
     out = []
@@ -315,7 +315,7 @@ def _not_run(outcome: Outcome) -> list[tuple[str, str]]:
     return out
 
 
-def _intro(outcome: Outcome) -> str:
+def _intro(outcome: SessionResult) -> str:
     runs = sum(len(t.all_runs) for t in outcome.tests)
     return (f"{counted(runs, 'run')} in {outcome.seconds:.0f}s: a clean run, then one run "
             "per write point x fault kind x repetition, each through a fresh guard and judged "
@@ -328,7 +328,7 @@ def _these(runs: int) -> str:
     return "this run" if runs == 1 else f"these {runs} runs"
 
 
-def _say_end(outcome: Outcome, code: int, results: Path, report: Path) -> None:
+def _say_end(outcome: SessionResult, code: int, results: Path, report: Path) -> None:
     if outcome.interrupted:
         click.echo(f"{RUN}: interrupted: the runs that finished are kept and reported",
                    err=True)
@@ -348,7 +348,7 @@ def _say_end(outcome: Outcome, code: int, results: Path, report: Path) -> None:
 
 
 async def _main(test: SkillTest, upstream: str, out_dir: Path, console: Console,
-                yes: bool) -> Outcome:
+                yes: bool) -> SessionResult:
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
     if task is not None:  # SIGTERM stops like Ctrl-C: what finished is kept
@@ -357,10 +357,10 @@ async def _main(test: SkillTest, upstream: str, out_dir: Path, console: Console,
         try:
             if not await _ask("Start the clean run? [y/N] "):
                 click.echo(f"{RUN}: nothing ran")
-                return Outcome([SkillTestResult(test, stopped="you chose not to start")], 0.0,
+                return SessionResult([SkillTestResult(test, stopped="you chose not to start")], 0.0,
                                declined=True)
         except asyncio.CancelledError:
-            return Outcome([SkillTestResult(test)], 0.0, interrupted=True)
+            return SessionResult([SkillTestResult(test)], 0.0, interrupted=True)
     with RunProgress(console) as progress:
         async def confirm(results: list[SkillTestResult]) -> bool:
             progress.pause()

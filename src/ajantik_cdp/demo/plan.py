@@ -21,7 +21,7 @@ from ajantik_cdp.core.scoring.verdicts import Verdict
 from ajantik_cdp.demo.portal_system import PortalCheck
 from ajantik_cdp.testrun.plan.run_plan import ALL_KINDS, At
 from ajantik_cdp.testrun.plan.write_points import WritePoint
-from ajantik_cdp.testrun.run.runner import Outcome, RunOptions, RunResult, SkillTestResult
+from ajantik_cdp.testrun.run.runner import JudgedRun, RunOptions, SessionResult, SkillTestResult
 from ajantik_cdp.testrun.score.matrix import Firing
 
 SKILLS = ("blind", "verifying")
@@ -39,24 +39,24 @@ class Conclusion:
     text: str
 
 
-def _test(outcome: Outcome, skill: str) -> SkillTestResult | None:
+def _test(outcome: SessionResult, skill: str) -> SkillTestResult | None:
     return next((t for t in outcome.tests if t.test.name == skill), None)
 
 
-def _under(t: SkillTestResult | None, kind: FaultKind) -> RunResult | None:
+def _under(t: SkillTestResult | None, kind: FaultKind) -> JudgedRun | None:
     return next((r for r in t.runs if r.planned.kind is kind), None) if t else None
 
 
-def label(r: RunResult) -> str:
+def label(r: JudgedRun) -> str:
     return f"{r.test} · {r.planned.kind.value if r.planned.kind else 'clean'}"
 
 
-def portal_check(r: RunResult) -> PortalCheck:
+def portal_check(r: JudgedRun) -> PortalCheck:
     data = r.check.data if r.check is not None else None
     return data if isinstance(data, PortalCheck) else PortalCheck()
 
 
-def conclusions(outcome: Outcome) -> list[Conclusion]:
+def conclusions(outcome: SessionResult) -> list[Conclusion]:
     out = []
     blind = _test(outcome, "blind")
     ps = _under(blind, FaultKind.PHANTOM_SUCCESS)
@@ -93,7 +93,7 @@ def conclusions(outcome: Outcome) -> list[Conclusion]:
     return out
 
 
-def _gate_conclusions(outcome: Outcome) -> list[Conclusion]:
+def _gate_conclusions(outcome: SessionResult) -> list[Conclusion]:
     """The demo exits on the gate: each skill's test by the rule of `ajantik test run`.
     The verifying skill passes it (every run: every unit scored, no silent wrong, no
     damage); the blind one fails it, in exactly the runs where it is fooled or damages."""

@@ -17,7 +17,7 @@ from ajantik_cdp.core.policy.config import GuardConfig, parse_config
 from ajantik_cdp.demo.agreement import disagreements
 from ajantik_cdp.judge.judging import Judgement
 from ajantik_cdp.testrun.plan.run_plan import PlannedRun
-from ajantik_cdp.testrun.run.workspace import Check, Workspace
+from ajantik_cdp.testrun.run.workspace import SystemCheck, Workspace
 from ajantik_portal_pilot.portal import Portal
 from ajantik_portal_pilot.task import SKILL_DIR, FilingTask
 from ajantik_portal_pilot.truth import FilingTruth, registry_truth
@@ -55,14 +55,14 @@ class PortalSystem:
         portal = Portal()
         await portal.start()
         try:
-            async def check(judgement: Judgement) -> Check:
+            async def check(judgement: Judgement) -> SystemCheck:
                 truth = registry_truth(portal, self.tasks)
                 found, compared = disagreements(judgement, truth)
                 submissions = len(portal.submissions())
                 if submissions:
                     found.append(f"{counted(submissions, 'submission request')} reached the portal")
                 agrees = "yes" if not found else "; ".join(found)
-                return Check((("portal agrees", agrees),), tuple(found),
+                return SystemCheck((("portal agrees", agrees),), tuple(found),
                              PortalCheck(truth, compared, submissions))
 
             yield Workspace(guard_config(portal.origin), {"PORTAL_URL": portal.origin}, check)

@@ -14,14 +14,14 @@ from ajantik_cdp.demo.plan import OPTIONS, SKILLS
 from ajantik_cdp.demo.portal_system import ADAPTER, PortalSystem
 from ajantik_cdp.demo.scripted import ScriptedSkill
 from ajantik_cdp.judge.adapter_loader import load_adapter
-from ajantik_cdp.testrun.run.runner import Outcome, Progress, SkillTest, run_tests
+from ajantik_cdp.testrun.run.runner import Progress, SessionResult, SkillTest, run_tests
 from ajantik_portal_pilot.task import load_task
 
 
 async def run_demo(out_dir: Path, progress: Progress, *, workers: int = 2,
                    chromes: list[ChromeProcess] | None = None,
                    skills: tuple[str, ...] = SKILLS,
-                   film: FilmPolicy | None = None) -> Outcome:
+                   film: FilmPolicy | None = None) -> SessionResult:
     """Both tests, their clean runs first. ``chromes``: browsers to use (one lane each;
     tests pass their shared one); otherwise ``workers`` are started here. ``film``: each
     run's guard films into the run's folder."""

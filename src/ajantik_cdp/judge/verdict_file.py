@@ -27,12 +27,12 @@ VERDICTS_VERSION = 2
 
 
 @dataclass(frozen=True)
-class Source:
+class InputFile:
     path: str
     sha256: str
 
     @classmethod
-    def of(cls, path: Path) -> Source:
+    def of(cls, path: Path) -> InputFile:
         return cls(str(path), hashlib.sha256(path.read_bytes()).hexdigest())
 
     def as_data(self) -> dict[str, str]:
@@ -40,10 +40,10 @@ class Source:
 
 
 @dataclass(frozen=True)
-class Sources:
-    adapter: Source
-    record: Source
-    report: Source
+class InputFiles:
+    adapter: InputFile
+    record: InputFile
+    report: InputFile
 
 
 def damage_data(d: Damage) -> dict[str, Any]:
@@ -81,7 +81,7 @@ def gate_data(gate: GateResult, policy: GatePolicy) -> dict[str, Any]:
     }
 
 
-def verdicts_data(j: Judgement, sources: Sources,
+def verdicts_data(j: Judgement, sources: InputFiles,
                   policy: GatePolicy = DEFAULT_POLICY) -> dict[str, Any]:
     record = j.record
     start = record.start

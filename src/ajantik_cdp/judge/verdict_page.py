@@ -18,7 +18,7 @@ from ajantik_cdp.core.record.record_schema import BlockLine, RecordLine, Request
 from ajantik_cdp.core.scoring.run_gate import DEFAULT_POLICY, GatePolicy, GateResult
 from ajantik_cdp.html_pages import render_page_template
 from ajantik_cdp.judge.judging import Judgement
-from ajantik_cdp.judge.verdict_file import Sources
+from ajantik_cdp.judge.verdict_file import InputFiles
 from ajantik_cdp.player.view import FilmView
 
 MAX_TEXT = 2000  # characters of a body shown in the page; the record keeps it whole
@@ -38,7 +38,7 @@ class RunView:
     slug: str
     title: str
     judgement: Judgement
-    sources: Sources | None = None
+    sources: InputFiles | None = None
     policy: GatePolicy = DEFAULT_POLICY
     facts: tuple[tuple[str, str], ...] = ()  # extra labelled facts shown under the title
     # The run's gate when its caller knows more than the record (how the skill ended,

@@ -19,7 +19,7 @@ from ajantik_cdp.record.reader import LoadedRecord
 
 
 @dataclass(frozen=True)
-class Row:
+class RecordRow:
     seq: int
     time: str
     method: str
@@ -64,17 +64,17 @@ def _clock(time: str) -> str:
     return rest.rstrip("Z") if sep else time
 
 
-def _request_row(line: RequestLine, limit: int | None) -> Row:
+def _request_row(line: RequestLine, limit: int | None) -> RecordRow:
     client = (str(line.client_status) if line.client_status is not None
               else f"error {line.client_error or ''}".strip())
-    return Row(
+    return RecordRow(
         seq=line.seq, time=_clock(line.time), method=line.method, url=line.url,
         body=body_cell(line.request_body, limit), system=system_cell(line.system),
         fault=line.fault or "", client=client, style="fault" if line.fault else "",
     )
 
 
-def _block_row(line: BlockLine) -> Row:
+def _block_row(line: BlockLine) -> RecordRow:
     what = line.url or f"press on {line.label!r} ({line.event})"
     # A rule names its list already ("deny[0] '/submission'"); a write outside the
     # allowlist has no rule of its own.
@@ -84,14 +84,14 @@ def _block_row(line: BlockLine) -> Row:
         client = "BLOCKED: matches no allow_writes entry"
     else:
         client = f"BLOCKED: {line.reason}"
-    return Row(
+    return RecordRow(
         seq=line.seq, time=_clock(line.time), method=line.method or "CLICK", url=what,
         body="", system="not sent", fault="", client=client, style="block",
     )
 
 
 def rows(record: LoadedRecord, *, body_limit: int | None = 120,
-         writes_only: bool = False, film: Path | None = None) -> list[Row]:
+         writes_only: bool = False, film: Path | None = None) -> list[RecordRow]:
     lines = record.lines
     frames = frame_for_lines(lines) if film is not None else {}
     out = []

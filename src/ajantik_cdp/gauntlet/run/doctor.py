@@ -37,7 +37,7 @@ def _closed_port() -> int:
 
 
 @dataclass(frozen=True)
-class Check:
+class DoctorCheck:
     name: str
     ok: bool
     detail: str
@@ -60,35 +60,35 @@ def browser_version(executable: str) -> str:
         else "unknown"
 
 
-def checks(*, launch: bool = True) -> list[Check]:
-    found: list[Check] = [
-        Check("ajantik", True, __version__),
-        Check("python", sys.version_info >= (3, 11),
+def checks(*, launch: bool = True) -> list[DoctorCheck]:
+    found: list[DoctorCheck] = [
+        DoctorCheck("ajantik", True, __version__),
+        DoctorCheck("python", sys.version_info >= (3, 11),
               f"{platform.python_version()} on {platform.platform(terse=True)}"),
-        Check("playwright (python)", _version_of("playwright") != "not installed",
+        DoctorCheck("playwright (python)", _version_of("playwright") != "not installed",
               _version_of("playwright")),
-        Check("cpus", True, str(os.cpu_count() or "unknown")),
+        DoctorCheck("cpus", True, str(os.cpu_count() or "unknown")),
     ]
     looked = candidates()
     try:
         exe = find_chrome()
     except BrowserNotFound as exc:
-        found.append(Check("browser", False, str(exc)))
+        found.append(DoctorCheck("browser", False, str(exc)))
         return found
-    found.append(Check("browser", True, f"{exe} ({browser_version(exe)})"))
+    found.append(DoctorCheck("browser", True, f"{exe} ({browser_version(exe)})"))
     others = [c for c in looked if c != exe and os.path.isfile(c)]
     if others:
-        found.append(Check("other browsers", True, ", ".join(others)))
+        found.append(DoctorCheck("other browsers", True, ", ".join(others)))
     if launch:
         try:
             chrome = start_chrome(executable=exe)
         except ChromeStartError as exc:
-            found.append(Check("headless start", False, str(exc)))
+            found.append(DoctorCheck("headless start", False, str(exc)))
         else:
             chrome.close()
-            found.append(Check("headless start", True, "started and stopped"))
+            found.append(DoctorCheck("headless start", True, "started and stopped"))
     node = shutil.which("node")
-    found.append(Check("node (for Node command agents)", True,
+    found.append(DoctorCheck("node (for Node command agents)", True,
                        node or "not on PATH (only needed by agents written for Node)"))
     return found
 
@@ -98,37 +98,37 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def _try(argv: list[str], cwd: str, env: dict[str, str] | None, what: str) -> Check:
+def _try(argv: list[str], cwd: str, env: dict[str, str] | None, what: str) -> DoctorCheck:
     try:
         proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
                               timeout=TRY_TIMEOUT, stdin=subprocess.DEVNULL, check=False,
                               start_new_session=True)
     except subprocess.TimeoutExpired:
-        return Check(what, False, f"still running after {TRY_TIMEOUT:g}s; stopped (an "
+        return DoctorCheck(what, False, f"still running after {TRY_TIMEOUT:g}s; stopped (an "
                      "agent that ignores AJANTIK_DRY_RUN may be waiting for a browser)")
     except OSError as exc:
-        return Check(what, False, f"cannot start: {exc.strerror or exc}")
+        return DoctorCheck(what, False, f"cannot start: {exc.strerror or exc}")
     err = mask_tokens(_last_line(proc.stderr), "[withheld]")
     if proc.returncode != 0:
-        return Check(what, False, f"exited with code {proc.returncode}"
+        return DoctorCheck(what, False, f"exited with code {proc.returncode}"
                      + (f": {err}" if err else " and said nothing on stderr"))
     if what.endswith("--version"):
-        return Check(what, True, _last_line(proc.stdout) or err or "exited 0")
+        return DoctorCheck(what, True, _last_line(proc.stdout) or err or "exited 0")
     claim = parse_claim(proc.stdout)
     said = f"claim {claim.status}: {claim.summary}" if claim.status else \
         f"no claim ({claim.problem})"
-    return Check(what, True, f"exited 0; {said}")
+    return DoctorCheck(what, True, f"exited 0; {said}")
 
 
 def agent_checks(agent: CommandAgentSpec, *, task_name: str, task_text: str,
-                 deadline: float, try_mode: str | None = None) -> list[Check]:
+                 deadline: float, try_mode: str | None = None) -> list[DoctorCheck]:
     """Which program the agent's ``run`` starts, and, when asked, whether it starts:
     ``version`` runs that program with --version (which Python, which Node), ``dry``
     runs the whole command once, as a run would, with AJANTIK_DRY_RUN=1 and no browser
     behind CDP_URL."""
     program = agent.argv[0]
     resolved = find_program(program, agent.cwd)
-    found = [Check("agent program", resolved is not None,
+    found = [DoctorCheck("agent program", resolved is not None,
                    f"`{program}` is {resolved} (started in {agent.cwd})" if resolved
                    else f"`{program}` is not on PATH or in {agent.cwd}")]
     if resolved is None or try_mode is None:

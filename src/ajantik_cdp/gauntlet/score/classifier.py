@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.gauntlet.score.run_facts import Facts, crash_reason
-from ajantik_cdp.gauntlet.score.run_outcome import Decision, Outcome
+from ajantik_cdp.gauntlet.score.run_outcome import Outcome, Ruling
 from ajantik_cdp.gauntlet.suite.expected_state import STAGES
 
 CATEGORIES: dict[str, str] = {
@@ -143,7 +143,7 @@ RULES: tuple[Rule, ...] = (
 FALLBACK = Rule("unexplained", "unexplained", lambda f: "no rule matched")
 
 
-def classify(f: Facts, decision: Decision) -> Classification | None:
+def classify(f: Facts, decision: Ruling) -> Classification | None:
     """The first rule that explains this run's outcome; None for a run that passed."""
     if decision.passed:
         return None

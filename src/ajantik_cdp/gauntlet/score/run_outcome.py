@@ -136,7 +136,7 @@ ORDER: tuple[Outcome, ...] = tuple(r.outcome for r in LADDER)
 
 
 @dataclass(frozen=True)
-class Decision:
+class Ruling:
     outcome: Outcome
     reason: str
     success_possible: bool
@@ -160,14 +160,24 @@ def passes(outcome: Outcome, success_possible: bool) -> bool:
     return outcome is Outcome.HONEST_FAILURE and not success_possible
 
 
-def decide(f: Facts, success_possible: bool) -> Decision:
+def decide(f: Facts, success_possible: bool) -> Ruling:
     for rung in LADDER:
         reason = rung.test(f)
         if reason:
-            return Decision(rung.outcome, reason, success_possible)
+            return Ruling(rung.outcome, reason, success_possible)
     # Unreachable: with a state read, the task is either done right or not.
     raise AssertionError("no rung of the outcome ladder applies")
 
 
-__all__ = ["LADDER", "LEFT_OUT", "ORDER", "SILENT_FAILURES", "Decision", "Outcome", "Rung",
-           "counted", "decide", "passes"]
+__all__ = [
+    "LADDER",
+    "LEFT_OUT",
+    "ORDER",
+    "SILENT_FAILURES",
+    "Outcome",
+    "Ruling",
+    "Rung",
+    "counted",
+    "decide",
+    "passes",
+]

@@ -19,7 +19,7 @@ from ajantik_cdp.core.scoring.verdicts import Verdict, World, verdict
 from ajantik_cdp.gauntlet.evidence.run_data import RunResult
 from ajantik_cdp.gauntlet.score.classifier import Classification, classify
 from ajantik_cdp.gauntlet.score.run_facts import facts
-from ajantik_cdp.gauntlet.score.run_outcome import Decision, Outcome, decide
+from ajantik_cdp.gauntlet.score.run_outcome import Outcome, Ruling, decide
 from ajantik_cdp.gauntlet.suite.expected_state import Expectation, StateCheck, check
 from ajantik_cdp.gauntlet.suite.variant_set import VariantKind, success_possible, variant_kind
 
@@ -28,7 +28,7 @@ from ajantik_cdp.gauntlet.suite.variant_set import VariantKind, success_possible
 class Scored:
     result: RunResult
     kind: VariantKind
-    decision: Decision
+    decision: Ruling
     world: World
     verdict: Verdict
     check: StateCheck | None

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from ajantik_cdp.testrun.report.report_page import render_report, report_page
 from ajantik_cdp.testrun.report.results_file import encode_results, results_data
-from ajantik_cdp.testrun.run.runner import Outcome
+from ajantik_cdp.testrun.run.runner import SessionResult
 
 
-def write_outputs(outcome: Outcome, out_dir: Path, *, title: str, intro: str,
+def write_outputs(outcome: SessionResult, out_dir: Path, *, title: str, intro: str,
                   command: list[str] | None = None,
                   conclusions: tuple[tuple[bool, str], ...] = ()) -> tuple[Path, Path]:
     results = out_dir / "results.json"

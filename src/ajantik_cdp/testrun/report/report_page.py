@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ajantik_cdp.html_pages import render_page_template
-from ajantik_cdp.judge.verdict_file import Source, Sources
+from ajantik_cdp.judge.verdict_file import InputFile, InputFiles
 from ajantik_cdp.judge.verdict_page import RunView
 from ajantik_cdp.testrun.plan.write_points import WritePoint
 from ajantik_cdp.testrun.report.cells import cell_text
@@ -18,8 +18,8 @@ from ajantik_cdp.testrun.report.terminal import plan_lines
 from ajantik_cdp.testrun.run.runner import (
     FILM,
     RECORD,
-    Outcome,
-    RunResult,
+    JudgedRun,
+    SessionResult,
     SkillTestResult,
     run_facts,
     run_film,
@@ -80,19 +80,19 @@ class ReportPage:
         return any(r.film is not None for t in self.tests for r in t.runs)
 
 
-def _slug(r: RunResult) -> str:
+def _slug(r: JudgedRun) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "-", f"{r.test}-{r.planned.slug}" if r.test
                   else r.planned.slug)
 
 
-def _link(r: RunResult, unit: str, label: str) -> RunLink:
+def _link(r: JudgedRun, unit: str, label: str) -> RunLink:
     u = next((x for x in r.judgement.units if x.unit == unit), None)
     css = f"v-{u.verdict.value}" if u is not None else "v-unscorable"
     return RunLink(label, f"#{_slug(r)}-{unit}", f"{r.folder}/verdicts.html#run-{unit}",
                    f"{r.folder}/{RECORD}", css)
 
 
-def _cell(cell: Cell, runs: list[RunResult], reps: int) -> CellView:
+def _cell(cell: Cell, runs: list[JudgedRun], reps: int) -> CellView:
     ct = cell_text(cell, reps)
     by_number = {r.planned.number: r for r in runs}
     links = tuple(_link(by_number[m.run.number], cell.unit,
@@ -102,7 +102,7 @@ def _cell(cell: Cell, runs: list[RunResult], reps: int) -> CellView:
     return CellView(ct.text, css, ct.note, links)
 
 
-def _clean_row(r: RunResult, units: list[str]) -> RowView:
+def _clean_row(r: JudgedRun, units: list[str]) -> RowView:
     cells = []
     for unit in units:
         u = next(x for x in r.judgement.units if x.unit == unit)
@@ -112,10 +112,10 @@ def _clean_row(r: RunResult, units: list[str]) -> RowView:
     return RowView("clean", "-", tuple(cells), r.gate.summary(), r.gate.passed)
 
 
-def run_view(t: SkillTestResult, r: RunResult) -> RunView:
+def run_view(t: SkillTestResult, r: JudgedRun) -> RunView:
     folder = r.folder
     # Paths as the page's reader finds them: relative to the page.
-    sources = Sources(Source(str(t.test.adapter.path), t.test.adapter.sha256),
+    sources = InputFiles(InputFile(str(t.test.adapter.path), t.test.adapter.sha256),
                       _relative(r.judgement.record.path, f"{folder}/{RECORD}"),
                       _relative(r.judgement.report.path, f"{folder}/report.txt"))
     title = f"{t.test.name + ' · ' if t.test.name else ''}{r.planned.label}"
@@ -124,8 +124,8 @@ def run_view(t: SkillTestResult, r: RunResult) -> RunView:
                    film=run_film(r, _slug(r), f"{folder}/{FILM}"))
 
 
-def _relative(path: Path | None, shown: str) -> Source:
-    return Source(shown, Source.of(path).sha256 if path is not None else "")
+def _relative(path: Path | None, shown: str) -> InputFile:
+    return InputFile(shown, InputFile.of(path).sha256 if path is not None else "")
 
 
 def test_view(t: SkillTestResult) -> SkillTestView:
@@ -155,7 +155,7 @@ def _point(point: WritePoint, write: int) -> str:
     return f"{point.label} (write {write})"
 
 
-def report_page(outcome: Outcome, title: str, intro: str,
+def report_page(outcome: SessionResult, title: str, intro: str,
                 conclusions: tuple[tuple[bool, str], ...] = ()) -> ReportPage:
     status = ("interrupted (Ctrl-C): the runs that finished are shown" if outcome.interrupted
               else "stopped before the faulted runs: the plan was declined"

@@ -14,7 +14,7 @@ from ajantik_cdp.core.scoring.reliability_stats import Interval
 from ajantik_cdp.core.scoring.run_gate import GatePolicy
 from ajantik_cdp.judge.verdict_file import damage_data, gate_data, unit_data
 from ajantik_cdp.testrun.plan.run_plan import Plan, PlannedRun
-from ajantik_cdp.testrun.run.runner import Outcome, RunResult, SkillTestResult
+from ajantik_cdp.testrun.run.runner import JudgedRun, SessionResult, SkillTestResult
 from ajantik_cdp.testrun.score.matrix import by_kind, matrix
 
 RESULTS_FORMAT = "ajantik-test-run"
@@ -22,7 +22,7 @@ RESULTS_VERSION = 1
 EXIT_INTERRUPTED = 130
 
 
-def exit_code(outcome: Outcome) -> int:
+def exit_code(outcome: SessionResult) -> int:
     """0 only when every test passed (no silent wrong, no damage, every run's gate);
     2 when a test stopped on bad input; 130 when interrupted; 1 otherwise."""
     if outcome.interrupted:
@@ -45,7 +45,7 @@ def planned_data(p: PlannedRun) -> dict[str, Any] | None:
             "guard_at": p.guard_at, "regex": p.point.regex}
 
 
-def run_data(r: RunResult, policy: GatePolicy) -> dict[str, Any]:
+def run_data(r: JudgedRun, policy: GatePolicy) -> dict[str, Any]:
     s = r.skill
     return {
         "slug": r.planned.slug,
@@ -114,7 +114,7 @@ def test_data(t: SkillTestResult) -> dict[str, Any]:
     }
 
 
-def results_data(outcome: Outcome, *, command: list[str] | None = None,
+def results_data(outcome: SessionResult, *, command: list[str] | None = None,
                  conclusions: list[tuple[bool, str]] | None = None) -> dict[str, Any]:
     return {
         "format": RESULTS_FORMAT,

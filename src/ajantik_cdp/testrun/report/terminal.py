@@ -15,7 +15,7 @@ from ajantik_cdp.judge.verdict_table import VERDICT_STYLE
 from ajantik_cdp.live_bar import LiveBar
 from ajantik_cdp.testrun.plan.run_plan import Plan
 from ajantik_cdp.testrun.report.cells import cell_text
-from ajantik_cdp.testrun.run.runner import RunResult, SkillTestResult
+from ajantik_cdp.testrun.run.runner import JudgedRun, SkillTestResult
 from ajantik_cdp.testrun.score.matrix import by_kind, interval_text, matrix
 
 
@@ -49,7 +49,7 @@ def plan_lines(plan: Plan, skill: str = "") -> list[str]:
     return out
 
 
-def run_line(r: RunResult) -> str:
+def run_line(r: JudgedRun) -> str:
     verdicts = ", ".join(f"{u.unit} {u.verdict.label}" for u in r.judgement.units)
     damage = (f"; damage: {', '.join(d.kind for d in r.judgement.damage)}"
               if r.judgement.damage else "")
@@ -83,7 +83,7 @@ class RunProgress(LiveBar):
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, total=total, description="faulted runs")
 
-    def finished(self, run: RunResult, done: int, total: int) -> None:
+    def finished(self, run: JudgedRun, done: int, total: int) -> None:
         line = f"  [{done}/{total}] {run_line(run)}"
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, completed=done)

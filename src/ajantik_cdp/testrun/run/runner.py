@@ -30,8 +30,8 @@ from ajantik_cdp.judge.adapter_api import Record, Report
 from ajantik_cdp.judge.adapter_loader import Adapter, AdapterError
 from ajantik_cdp.judge.judging import Judgement, judge
 from ajantik_cdp.judge.verdict_file import (
-    Source,
-    Sources,
+    InputFile,
+    InputFiles,
     encode_verdicts,
     gate_data,
     verdicts_data,
@@ -55,7 +55,7 @@ from ajantik_cdp.testrun.plan.run_plan import (
 from ajantik_cdp.testrun.plan.write_points import Write, WritePoint
 from ajantik_cdp.testrun.run.ask_lines import Answer, Ask
 from ajantik_cdp.testrun.run.skill import Skill, SkillContext, SkillRun
-from ajantik_cdp.testrun.run.workspace import Check, Stop, System
+from ajantik_cdp.testrun.run.workspace import Stop, System, SystemCheck
 from ajantik_cdp.testrun.score.matrix import Firing, RunMark, UnitMark, firing
 
 RECORD = "ajantik-cdp.jsonl"
@@ -88,7 +88,7 @@ class SkillTest:
 
 
 @dataclass(frozen=True)
-class RunResult:
+class JudgedRun:
     test: str
     planned: PlannedRun
     folder: str  # relative to the output folder
@@ -97,7 +97,7 @@ class RunResult:
     firing: Firing
     skill: SkillRun
     seconds: float
-    check: Check | None = None
+    check: SystemCheck | None = None
     notes: tuple[str, ...] = ()
     # When the operator was at work (UTC ISO, as the record's ``started``): the skill
     # waits for its answer then, so the writes started in these windows are the operator's.
@@ -114,15 +114,15 @@ class RunResult:
 @dataclass
 class SkillTestResult:
     test: SkillTest
-    clean: RunResult | None = None
+    clean: JudgedRun | None = None
     plan: Plan | None = None
-    runs: list[RunResult] = field(default_factory=list)
+    runs: list[JudgedRun] = field(default_factory=list)
     stopped: str | None = None  # why it ended early
     stopped_output: str = ""  # what to show with it (a failing --before's output)
     stop_code: int = 1
 
     @property
-    def all_runs(self) -> list[RunResult]:
+    def all_runs(self) -> list[JudgedRun]:
         return ([self.clean] if self.clean else []) + sorted(
             self.runs, key=lambda r: r.planned.number)
 
@@ -138,14 +138,14 @@ class SkillTestResult:
 class Progress(Protocol):
     def planned(self, result: SkillTestResult, total: int) -> None: ...
 
-    def finished(self, run: RunResult, done: int, total: int) -> None: ...
+    def finished(self, run: JudgedRun, done: int, total: int) -> None: ...
 
 
 Confirm = Callable[[list[SkillTestResult]], Awaitable[bool]]
 
 
 @dataclass
-class Outcome:
+class SessionResult:
     tests: list[SkillTestResult]
     seconds: float
     interrupted: bool = False
@@ -188,7 +188,7 @@ def _faulted(judgement: Judgement) -> list[tuple[str, str]]:
 
 
 async def run_one(test: SkillTest, planned: PlannedRun, upstream: str, out_dir: Path,
-                  prefix: str) -> RunResult:
+                  prefix: str) -> JudgedRun:
     started = time.monotonic()
     rel = f"runs/{prefix}{planned.slug}"
     folder = out_dir / rel
@@ -227,13 +227,13 @@ async def run_one(test: SkillTest, planned: PlannedRun, upstream: str, out_dir: 
                     fault_fired=None if fired is Firing.NO_FAULT else fired is Firing.ON_POINT,
                     crashed=skill_run.crashed, timed_out=skill_run.timed_out,
                     policy=test.options.policy)
-    result = RunResult(test.name, planned, rel, judgement, gate, fired, skill_run,
+    result = JudgedRun(test.name, planned, rel, judgement, gate, fired, skill_run,
                        time.monotonic() - started, check, tuple(notes), tuple(desk.windows))
     _write_verdicts(test, result, folder)
     return result
 
 
-def run_facts(r: RunResult) -> tuple[tuple[str, str], ...]:
+def run_facts(r: JudgedRun) -> tuple[tuple[str, str], ...]:
     """What a run's page says beside its verdicts: how the skill ended, its asks."""
     s = r.skill
     ended = (s.timed_out or s.crashed or f"exit code {s.exit_code}")
@@ -247,7 +247,7 @@ def run_facts(r: RunResult) -> tuple[tuple[str, str], ...]:
     return tuple(facts)
 
 
-def run_film(r: RunResult, slug: str, linked: str) -> FilmView | None:
+def run_film(r: JudgedRun, slug: str, linked: str) -> FilmView | None:
     """The run's player, when its guard filmed: frames linked from the page (``linked``:
     the run's film folder as the page finds it), so a report of many runs stays small."""
     path = r.judgement.record.path
@@ -260,9 +260,9 @@ def run_film(r: RunResult, slug: str, linked: str) -> FilmView | None:
     return film_view(record, slug, path.parent / FILM, limit=REPORT_FRAMES, linked=linked)
 
 
-def _write_verdicts(test: SkillTest, r: RunResult, folder: Path) -> None:
-    sources = Sources(Source.of(test.adapter.path), Source.of(folder / RECORD),
-                      Source.of(folder / "report.txt"))
+def _write_verdicts(test: SkillTest, r: JudgedRun, folder: Path) -> None:
+    sources = InputFiles(InputFile.of(test.adapter.path), InputFile.of(folder / RECORD),
+                         InputFile.of(folder / "report.txt"))
     data = verdicts_data(r.judgement, sources, test.options.policy)
     # The test's gate knows how the skill ended and where the fault fired.
     data["gate"] = gate_data(r.gate, test.options.policy)
@@ -300,7 +300,7 @@ def by_operator(started: str | None, windows: Sequence[tuple[str, str]]) -> bool
     return started is not None and any(a <= started <= b for a, b in windows)
 
 
-def clean_writes(clean: RunResult) -> tuple[list[Write], int]:
+def clean_writes(clean: JudgedRun) -> tuple[list[Write], int]:
     """The clean run's writes made by the skill, and how many the operator made (signing
     in again is the person's write, not a write point of the skill)."""
     writes, operator = [], 0
@@ -345,7 +345,7 @@ def plan_test(result: SkillTestResult) -> None:
 
 async def _over_lanes(jobs: Sequence[tuple[SkillTestResult, PlannedRun]], lanes: Sequence[str],
                       out_dir: Path, prefixes: dict[int, str],
-                      done: Callable[[SkillTestResult, RunResult], None]) -> None:
+                      done: Callable[[SkillTestResult, JudgedRun], None]) -> None:
     """Run the jobs, each lane one at a time; stop taking jobs once one raises Stop."""
     queue: asyncio.Queue[tuple[SkillTestResult, PlannedRun]] = asyncio.Queue()
     for job in jobs:
@@ -373,22 +373,22 @@ async def _over_lanes(jobs: Sequence[tuple[SkillTestResult, PlannedRun]], lanes:
 
 
 async def run_tests(tests: Sequence[SkillTest], lanes: Sequence[str], out_dir: Path,
-                    progress: Progress, confirm: Confirm | None = None) -> Outcome:
+                    progress: Progress, confirm: Confirm | None = None) -> SessionResult:
     """Every test's clean run, then (once ``confirm`` agrees) every planned run."""
     started = time.monotonic()
     results = [SkillTestResult(t) for t in tests]
     prefixes = {id(r): (f"{r.test.name}-" if len(tests) > 1 else "") for r in results}
-    outcome = Outcome(results, 0.0)
+    outcome = SessionResult(results, 0.0)
     finished = 0
     total = len(results)
 
-    def clean_done(result: SkillTestResult, run: RunResult) -> None:
+    def clean_done(result: SkillTestResult, run: JudgedRun) -> None:
         nonlocal finished
         result.clean = run
         finished += 1
         progress.finished(run, finished, total)
 
-    def run_done(result: SkillTestResult, run: RunResult) -> None:
+    def run_done(result: SkillTestResult, run: JudgedRun) -> None:
         nonlocal finished
         result.runs.append(run)
         finished += 1

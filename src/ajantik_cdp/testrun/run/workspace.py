@@ -27,7 +27,7 @@ BEFORE_OUTPUT_SHOWN = 3000  # characters of a failing --before's output shown
 
 
 @dataclass(frozen=True)
-class Check:
+class SystemCheck:
     """What the system's own side says about a judged run (the demo: the portal's state)."""
 
     facts: tuple[tuple[str, str], ...] = ()
@@ -39,7 +39,7 @@ class Check:
 class Workspace:
     config: GuardConfig
     env: Mapping[str, str] = field(default_factory=dict)
-    check: Callable[[Judgement], Awaitable[Check]] | None = None
+    check: Callable[[Judgement], Awaitable[SystemCheck]] | None = None
 
 
 class System(Protocol):

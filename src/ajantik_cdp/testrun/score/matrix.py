@@ -111,7 +111,7 @@ class Cell:
 
 
 @dataclass(frozen=True)
-class Row:
+class MatrixRow:
     kind: FaultKind
     point: WritePoint
     runs: tuple[RunMark, ...]
@@ -142,7 +142,7 @@ class KindSummary:
         return wilson(self.silent_wrong, self.units)
 
 
-def matrix(marks: Iterable[RunMark], units: Sequence[str]) -> list[Row]:
+def matrix(marks: Iterable[RunMark], units: Sequence[str]) -> list[MatrixRow]:
     """Rows in plan order (the first run of each kind x point), one cell per unit."""
     rows: dict[tuple[FaultKind, WritePoint], list[RunMark]] = {}
     for m in sorted(marks, key=lambda m: m.run.number):
@@ -153,7 +153,7 @@ def matrix(marks: Iterable[RunMark], units: Sequence[str]) -> list[Row]:
     for (kind, point), runs in rows.items():
         cells = tuple(Cell(kind, point, u, tuple((r, r.unit(u)) for r in runs))
                       for u in units)
-        out.append(Row(kind, point, tuple(runs), cells))
+        out.append(MatrixRow(kind, point, tuple(runs), cells))
     return out
 
 
