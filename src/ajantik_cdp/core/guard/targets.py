@@ -35,6 +35,10 @@ DOCUMENT_TYPES = frozenset({"page", "iframe", "webview"})
 
 # Workers Chrome stops and starts again on the same DevTools session.
 RESTARTING_TYPES = frozenset({"service_worker", "shared_worker"})
+# Audio, paint, animation and layout worklets: Chrome names them all "worklet". Shared
+# storage and auction worklets are other types, with network reach of their own, and are
+# not among them.
+WORKLET_TYPES = frozenset({"worklet"})
 
 # A request whose target Chrome has already destroyed (a beacon or fetchLater sent while
 # its tab closes) is still named after that target: the guard keeps this many behind.
@@ -85,6 +89,12 @@ def install_plan(target_type: str) -> InstallPlan:
         # 156); its requests go through its owner frame's loaders, which join the net
         # with their target. Auto-attach still brings the workers it starts to the guard.
         return InstallPlan(join_net=False)
+    if target_type in WORKLET_TYPES:
+        # Neither: "'Fetch.enable' wasn't found" (Chrome 156), and left paused for it the
+        # page's addModule() never resolves (an audio graph or a paint() style hangs).
+        # Their global scopes have no fetch, XHR, beacon or WebSocket: nothing for the net
+        # to decide comes from them (their modules are scripts, which are reads).
+        return InstallPlan(join_net=False, auto_attach=False)
     # Everything else, known (page, iframe, shared and service workers) or not, joins the
     # net; a type that refuses it stays paused rather than run outside it.
     return InstallPlan(page_scripts=target_type in DOCUMENT_TYPES,
