@@ -13,6 +13,8 @@ import asyncio
 import time
 from typing import Any
 
+import aiohttp
+import orjson
 import pytest
 
 from ajantik_cdp.core.record.record_schema import BlockLine
@@ -258,4 +260,31 @@ async def test_clients_connect_at_once_after_a_worker_ran_and_its_page_closed(
         took[f"puppeteer {name}"] = float(str(connected["ms"])) / 1000
     for client in ("playwright", "puppeteer"):
         assert took[f"{client} guard"] < took[f"{client} direct"] + CONNECT_SLACK, took
+    # The worker itself answers a client through the guard at once (before: held 10 s,
+    # then refused as "not guarded").
+    answered = await _ask_the_worker(g.url)
+    assert answered["result"]["result"]["value"] == 2, answered
     await _close(browser, ctx)
+
+
+async def _ask_the_worker(guard_url: str) -> Any:
+    async with aiohttp.ClientSession() as http:
+        version = orjson.loads(await (await http.get(guard_url + "/json/version")).read())
+        async with http.ws_connect(version["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+            await ws.send_str(orjson.dumps({"id": 1, "method": "Target.setAutoAttach", "params": {
+                "autoAttach": True, "waitForDebuggerOnStart": False,
+                "flatten": True}}).decode())
+            while True:
+                msg = orjson.loads(await asyncio.wait_for(ws.receive_str(), 10.0))
+                info = (msg.get("params") or {}).get("targetInfo") or {}
+                if msg.get("method") == "Target.attachedToTarget" and \
+                        info.get("type") == "service_worker":
+                    break
+            await ws.send_str(orjson.dumps({
+                "id": 2, "method": "Runtime.evaluate", "sessionId": msg["params"]["sessionId"],
+                "params": {"expression": "1 + 1", "returnByValue": True}}).decode())
+            while True:
+                # Within the slack, well before the gate's 10 s hold would end.
+                reply = orjson.loads(await asyncio.wait_for(ws.receive_str(), CONNECT_SLACK))
+                if reply.get("id") == 2:
+                    return reply
