@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ajantik_cdp.judge import Claim, Damage, Held, Record, Report, cite, read_claim
+from ajantik_cdp.judge import Claim, Damage, Held, Record, Report, Unreadable, cite, read_claim
 
 # CHANGE: the units of work and what "done right" means for each, usually read from the
 # same task file the skill was given (json.loads(Path(__file__).with_name(...).read_text())).
@@ -50,9 +50,14 @@ def held(unit: str, record: Record) -> Held:
                 cannot_tell = f"{ex.describe()} was sent but no answer came back"
             continue
         if ex.answered_ok:
-            # CHANGE: where the unit's state is in the answer. A withheld or non-JSON
-            # answer raises Unreadable, which makes the unit unscorable with that reason.
-            state = ex.answer_json()["record"]
+            try:
+                # CHANGE: where the unit's state is in the answer.
+                state = ex.answer_json()["record"]
+            except Unreadable as exc:
+                # Withheld by redaction, lost, or not JSON: this answer cannot show the
+                # state, but a later one can, so only the last word makes it unscorable.
+                cannot_tell = f"{ex.describe()}: {exc}"
+                continue
             cannot_tell = None  # a later answer shows the state after that write
     if cannot_tell is not None:
         return Held.unknown(cannot_tell, evidence)

@@ -19,6 +19,8 @@ from ajantik_cdp.core.guard.film import (
     FilmPolicyError,
     choose_frames,
     frame_for_lines,
+    stills_lacking,
+    taken_before,
     wants_still,
 )
 from ajantik_cdp.core.policy.config import parse_config
@@ -236,3 +238,18 @@ def test_policy_refuses_impossible_values(fps: float) -> None:
     else:
         with pytest.raises(FilmPolicyError):
             FilmPolicy(fps=fps)
+
+
+def test_a_stand_in_still_is_told_by_its_earlier_time_and_lacking_stills_are_counted() -> None:
+    first = request(1, time="2026-01-01T00:00:01.000Z")
+    second = request(2, time="2026-01-01T00:00:02.000Z")
+    read = request(3, "GET", time="2026-01-01T00:00:03.000Z")
+    third = request(4, time="2026-01-01T00:00:04.000Z")
+    captured = frame("1.jpg", "2026-01-01T00:00:01.040Z", after=1)
+    stand_in = frame("2.jpg", "2026-01-01T00:00:01.040Z", after=2)  # 1.jpg again
+    assert not taken_before(captured, first.time)
+    assert taken_before(stand_in, second.time)
+    assert not taken_before(frame("s.jpg", "2026-01-01T00:00:00.500Z"), first.time)
+    # The read wants no still; the third write has none.
+    assert stills_lacking([first, captured, second, stand_in, read, third]) == (1, 3)
+    assert stills_lacking([read]) == (0, 0)

@@ -71,3 +71,25 @@ def test_other_events_are_not_the_books() -> None:
     book = TargetBook()
     assert book.news("Page.frameNavigated", info("T1")) is None
     assert list(book) == []
+
+
+def test_a_worker_attached_twice_stays_guarded_when_its_pages_session_goes() -> None:
+    # A service worker comes to the guard through the browser's auto-attach and through
+    # its page's; when its last page closes, the page's session goes and the browser's
+    # stays. Forgetting the worker then held every client command for it (issue 28).
+    book = TargetBook()
+    by_browser = book.news("Target.attachedToTarget",
+                           {**info("W", "service_worker"), "sessionId": "S-BROWSER"})
+    by_page = book.news("Target.attachedToTarget",
+                        {**info("W", "service_worker"), "sessionId": "S-PAGE"})
+    assert by_browser is not None and by_browser.attached is not None
+    assert by_page is not None and by_page.attached is not None
+    by_browser.attached.state = TargetState.GUARDED
+    by_page.attached.state = TargetState.GUARDED
+    book.news("Target.detachedFromTarget", {"sessionId": "S-PAGE"})
+    assert book.live("W") is by_browser.attached
+    assert book.status("W") is TargetState.GUARDED
+    # The last session going forgets it, as for any target.
+    book.news("Target.detachedFromTarget", {"sessionId": "S-BROWSER"})
+    assert book.live("W") is None and book.status("W") is TargetState.UNKNOWN
+    assert book.get("W") is by_browser.attached

@@ -146,3 +146,68 @@ async def test_a_target_the_guard_cannot_guard_is_never_released(
         assert site.gets("/page/never") == []
     async with aiohttp.ClientSession() as http:  # the paused tab is closed behind the guard
         await http.get(f"{chrome.http_url}/json/close/{target}")
+
+
+HELD = 4.0  # how long the guard's install of the held tab is slowed
+
+
+async def test_a_target_the_gate_holds_never_holds_another_targets_commands(
+        guard: GuardFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tab the guard has not finished installing itself on (slowed here; in the trial of
+    issue 28, a service worker the guard had lost track of) holds its own commands, and
+    only those: a command for a guarded tab sent right behind one for it is answered at
+    once, and the held one is sent, in order, once its tab is guarded."""
+    armed: list[bool] = []
+    original = Guardian._install
+
+    async def delayed(self: Guardian, target: Target, waiting: bool) -> None:
+        if target.target_type == "page" and armed:
+            armed.clear()
+            await asyncio.sleep(HELD)
+        await original(self, target, waiting)
+
+    monkeypatch.setattr(Guardian, "_install", delayed)
+    g = await guard({"deny": ["denied"]})
+    async with aiohttp.ClientSession() as http:
+        version = orjson.loads(await (await http.get(g.url + "/json/version")).read())
+    async with websockets.connect(version["webSocketDebuggerUrl"], max_size=None) as ws:
+        answers: dict[int, tuple[float, Any]] = {}
+        loop = asyncio.get_running_loop()
+
+        async def send(msg_id: int, method: str, params: dict[str, Any] | None = None,
+                       session: str | None = None) -> None:
+            msg: dict[str, Any] = {"id": msg_id, "method": method, "params": params or {}}
+            if session is not None:
+                msg["sessionId"] = session
+            await ws.send(orjson.dumps(msg).decode())
+
+        async def answer(msg_id: int) -> Any:
+            while msg_id not in answers:
+                msg = orjson.loads(await asyncio.wait_for(ws.recv(), 20.0))
+                if "id" in msg:
+                    answers[msg["id"]] = (loop.time(), msg)
+            return answers[msg_id][1]
+
+        async def tab(first: int) -> tuple[str, str]:
+            await send(first, "Target.createTarget", {"url": "about:blank"})
+            target = (await answer(first))["result"]["targetId"]
+            await send(first + 1, "Target.attachToTarget", {"targetId": target,
+                                                             "flatten": True})
+            return target, (await answer(first + 1))["result"]["sessionId"]
+
+        evaluate = {"expression": "1 + 1", "returnByValue": True}
+        guarded, guarded_session = await tab(1)
+        await send(3, "Runtime.evaluate", evaluate, guarded_session)
+        assert (await answer(3))["result"]["result"]["value"] == 2
+        armed.append(True)
+        held, held_session = await tab(4)
+        sent = loop.time()
+        await send(6, "Runtime.evaluate", evaluate, held_session)
+        await send(7, "Runtime.evaluate", evaluate, guarded_session)
+        assert (await answer(7))["result"]["result"]["value"] == 2
+        assert answers[7][0] - sent < 1.5, "the guarded tab's command waited behind the held one"
+        assert (await answer(6))["result"]["result"]["value"] == 2  # sent once guarded
+        assert answers[6][0] > answers[7][0]
+        for n, target in ((8, guarded), (9, held)):
+            await send(n, "Target.closeTarget", {"targetId": target})
+            await answer(n)

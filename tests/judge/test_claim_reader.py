@@ -108,6 +108,18 @@ def test_a_mention_it_cannot_read_is_unreadable_with_the_line_quoted(text: str,
     assert claim.quote and claim.quote in text
 
 
+@pytest.mark.parametrize("text", ["R-101 : terminé", "Erledigt: R-101",
+                                  "| R-101 | hecho |"])
+def test_a_report_in_another_language_is_unreadable_and_says_why(text: str) -> None:
+    claim = read_claim(text, "R-101", UNITS)
+    assert claim.said is Said.UNREADABLE
+    assert "status words are English only" in claim.reason
+    assert "JSON units line" in claim.reason
+    # ... and the JSON units line is the way out, whatever the prose's language.
+    assert read_claim(text + '\n{"units": {"R-101": "done"}}', "R-101",
+                      UNITS).said is Said.DONE
+
+
 def test_a_unit_named_only_by_marks_is_never_found() -> None:
     assert read_claims("R-101: done", ("**", "R-101"))["**"].said is Said.SILENT
 

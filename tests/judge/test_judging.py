@@ -13,7 +13,7 @@ from ajantik_cdp.cli.main import main
 from ajantik_cdp.core.record.record_schema import FILM_VERSION, RECORD_VERSION
 from ajantik_cdp.core.scoring.run_gate import GatePolicy, Outcome
 from ajantik_cdp.core.scoring.verdicts import Said, Verdict
-from ajantik_cdp.judge.adapter_api import Record, RecordUnusable, Report
+from ajantik_cdp.judge.adapter_api import Held, Record, RecordUnusable, Report, cite
 from ajantik_cdp.judge.adapter_loader import load_adapter
 from ajantik_cdp.judge.judging import Judgement, judge
 from ajantik_cdp.judge.verdict_file import VERDICTS_VERSION, decode_verdicts
@@ -92,6 +92,27 @@ def test_a_withheld_answer_makes_the_unit_unscorable(rec: RecordBuilder) -> None
     unit = run(rec.close(), "A-1: done\n").units[0]
     assert unit.verdict is Verdict.UNSCORABLE
     assert "withheld from the record (field 'token')" in unit.world.reason
+
+
+def test_a_later_answer_shows_the_state_past_a_withheld_one(rec: RecordBuilder) -> None:
+    # The template catches Unreadable: one lost body is not the last word on the unit.
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"},
+                 answer_body=withheld_body("field 'token'"))
+    rec.exchange("GET", "/api/records/A-1", answer=APPROVED)
+    unit = run(rec.close(), "A-1: done\n").units[0]
+    assert unit.verdict is Verdict.CORRECT
+    assert unit.held.evidence == (2, 3)
+
+
+def test_cite_flattens_any_depth_and_takes_generators(rec: RecordBuilder) -> None:
+    rec.exchange("GET", "/api/records/A-1", answer=PENDING)
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
+    exchanges = Record.read(rec.close()).exchanges()
+    assert cite((pair for pair in [[exchanges[0]], [exchanges[1], 7]]), [[[9]], 2]) == (
+        2, 3, 7, 9)
+    assert Held.known(None, ([ex] for ex in exchanges)).evidence == (2, 3)
+    with pytest.raises(TypeError, match="not str"):
+        cite(["12"])
 
 
 def test_a_unit_the_record_never_shows_is_unscorable_and_fails_the_gate(

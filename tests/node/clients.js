@@ -3,6 +3,7 @@
 //   node clients.js <playwright|puppeteer|cri|mcp> <cdp-http-url> <page-url>
 //   node clients.js <session|puppeteer-session> <cdp-http-url> <portal-url>
 //   node clients.js <puppeteer-form|devtools-mcp-form> <cdp-http-url> <form-url>
+//   node clients.js puppeteer-connect <cdp-http-url> -
 // "mcp" drives the page as an agent would, through Playwright MCP's tools (navigate,
 // snapshot, click); "session" logs in with the browser, then sends writes from the
 // driver with Playwright's context.request / page.request.
@@ -281,7 +282,18 @@ async function fillFormWithDevtoolsMcp() {
   }
 }
 
-const runners = { playwright: withPlaywright, puppeteer: withPuppeteer, cri: withCri,
+// Connect, count the pages, disconnect: how long a connect takes (printed in ms).
+async function connectWithPuppeteer() {
+  const puppeteer = require('puppeteer-core');
+  const began = Date.now();
+  const browser = await puppeteer.connect({ browserURL: cdpUrl, protocolTimeout: 60000 });
+  const pages = (await browser.pages()).length;
+  const ms = Date.now() - began;
+  await browser.disconnect();
+  return { pages, ms };
+}
+
+const runners = { playwright: withPlaywright, 'puppeteer-connect': connectWithPuppeteer, puppeteer: withPuppeteer, cri: withCri,
                   session: withSession, 'puppeteer-session': withPuppeteerSession,
                   mcp: withMcp, 'puppeteer-form': fillFormWithPuppeteer,
                   'devtools-mcp-form': fillFormWithDevtoolsMcp };

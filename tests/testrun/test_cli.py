@@ -66,6 +66,9 @@ def test_the_plan_from_the_adapters_write_points(capsys: pytest.CaptureFixture[s
     (["--record", "clean.jsonl", "--only", "DELETE /x"], "not a write point of this skill"),
     (["--record", "faulted.jsonl"], "is the record of a run with a fault"),
     (["--adapter", "plain.py"], "defines no write_points()"),
+    (["--record", "clean.jsonl", "--at", "3"],
+     "--at 3 leaves nothing to fault: the clean run made (PUT /api/filings/*/sections/"
+     "company: 2 writes; POST /api/filings/*/documents: 2 writes)"),
 ])
 def test_plan_refuses_bad_input_in_one_line(capsys: pytest.CaptureFixture[str],
                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

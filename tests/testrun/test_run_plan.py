@@ -59,11 +59,23 @@ def test_at_picks_the_write_of_the_point(at: str, write: int) -> None:
     assert "write " + str(write) in run.label
 
 
-def test_at_beyond_a_points_writes_is_skipped_with_the_reason() -> None:
-    plan = plan_from_writes(portal_writes(), ALL_KINDS, 2, At.parse("4"), only=(DOCS,))
-    assert plan.runs == ()
-    (skip,) = plan.skipped
-    assert skip.point == DOCS and "made 3 writes" in skip.reason
+def test_at_beyond_some_points_writes_skips_those_with_the_reason() -> None:
+    extra = [Write("POST", f"{ORIGIN}/api/notes") for _ in range(4)]
+    plan = plan_from_writes([*portal_writes(), *extra], (FaultKind.SESSION_DROP,), 1,
+                            At.parse("4"))
+    assert [r.point.label for r in plan.runs if r.point] == ["POST /api/notes"]
+    skip = next(s for s in plan.skipped if s.point == DOCS)
+    assert "made 3 writes" in skip.reason
+
+
+def test_at_beyond_every_points_writes_is_refused_with_their_counts() -> None:
+    # A plan of no run is refused, not run as nothing (the trial: exit 0, 0 runs).
+    with pytest.raises(PlanError, match=r"--at 4 leaves nothing to fault: the clean run "
+                       r"made \(POST /api/filings/\*/documents: 3 writes\)"):
+        plan_from_writes(portal_writes(), ALL_KINDS, 2, At.parse("4"), only=(DOCS,))
+    with pytest.raises(PlanError, match=r"say \(POST /api/filings/\*/documents: not said\)"
+                       r".*no write point has a known last write"):
+        plan_from_points([(DOCS, None)], ALL_KINDS, 1, At.parse("last"))
 
 
 def test_reps_repeat_every_cell() -> None:
@@ -117,7 +129,11 @@ def test_points_whose_urls_overlap_are_said_when_planned_without_a_clean_run() -
        st.sampled_from(["first", "last", "1", "2", "3", "5"]))
 def test_the_plan_is_points_times_kinds_times_reps(reps: int, kinds: set[FaultKind],
                                                   at: str) -> None:
-    plan = plan_from_writes(portal_writes(), tuple(kinds), reps, At.parse(at))
+    try:
+        plan = plan_from_writes(portal_writes(), tuple(kinds), reps, At.parse(at))
+    except PlanError:
+        assert at == "5"  # beyond every point's writes (3 each): refused
+        return
     live = len(plan.points) - len(plan.skipped)
     assert len(plan.runs) == live * len(kinds) * reps
     assert len({r.slug for r in plan.runs}) == len(plan.runs)

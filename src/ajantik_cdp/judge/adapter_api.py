@@ -283,24 +283,32 @@ class Report:
 
 # -- what an adapter returns -----------------------------------------------------------
 
-Evidence = Iterable[int | Exchange | Block]
+# What evidence may be given as: line numbers, exchanges, blocks, or iterables of them to
+# any depth (a list of lists, a generator of lists: adapters build evidence both ways).
+Cited = int | Exchange | Block | Iterable["Cited"]
+Evidence = Iterable[Cited]
 
 
-def cite(*items: int | Exchange | Block | Iterable[int | Exchange | Block]) -> tuple[int, ...]:
+def cite(*items: Cited) -> tuple[int, ...]:
     """Record line numbers, sorted and unique, from line numbers, exchanges or blocks
-    (or iterables of them): ``Damage(..., evidence=cite(first, second))``."""
-    flat: list[object] = []
+    (or iterables of them, nested to any depth, generators too):
+    ``Damage(..., evidence=cite(first, second))``."""
+    return _line_numbers(items)
+
+
+def _flat(items: Iterable[object]) -> Iterable[object]:
     for item in items:
-        if isinstance(item, int | Exchange | Block):
-            flat.append(item)
+        # A string is iterable too (and each of its characters is a string again): it is
+        # no evidence, and _line_numbers says so instead of recursing forever.
+        if isinstance(item, Iterable) and not isinstance(item, str | bytes | Exchange | Block):
+            yield from _flat(item)
         else:
-            flat.extend(item)
-    return _line_numbers(flat)
+            yield item
 
 
 def _line_numbers(evidence: Iterable[object]) -> tuple[int, ...]:
     out: set[int] = set()
-    for item in evidence:
+    for item in _flat(evidence):
         if isinstance(item, Exchange | Block):
             out.add(item.line)
         elif isinstance(item, int) and not isinstance(item, bool):

@@ -17,7 +17,12 @@ from urllib.parse import quote
 import orjson
 
 from ajantik_cdp.core.guard.client_actions import merge_typing, split_fold
-from ajantik_cdp.core.guard.film import choose_frames, frame_for_lines
+from ajantik_cdp.core.guard.film import (
+    choose_frames,
+    frame_for_lines,
+    stills_lacking,
+    taken_before,
+)
 from ajantik_cdp.core.plurals import counted
 from ajantik_cdp.core.record.record_schema import ActionLine, BlockLine, FrameLine, RequestLine
 from ajantik_cdp.record.reader import LoadedRecord
@@ -108,6 +113,8 @@ def film_view(record: LoadedRecord, slug: str, folder: Path | None = None,
     frames: list[Frame] = []
     index_of: dict[str, int] = {}
     missing = 0
+    line_times = {ln.seq: ln.time for ln in record.lines
+                  if isinstance(ln, RequestLine | BlockLine)}
     for frame in chosen:
         src = _frame_src(where, frame.file, linked)
         if src is None:
@@ -117,10 +124,14 @@ def film_view(record: LoadedRecord, slug: str, folder: Path | None = None,
         frames.append(Frame(
             src=src,
             clock=clock(frame.time),
-            caption=f"{clock(frame.time)} · {'still after line ' if frame.after_seq else ''}"
-                    f"{'#' + str(frame.after_seq) + ' · ' if frame.after_seq else ''}"
-                    f"{frame.url}",
+            caption=f"{clock(frame.time)} · {_still_of(frame, line_times)}{frame.url}",
         ))
+    lacking, wanted = stills_lacking(record.lines)
+    if all_frames and lacking:
+        of = counted(wanted, "write, block and fault line")
+        notes.append(f"{lacking} of {of} {'has' if lacking == 1 else 'have'} no still (the "
+                     "page closed or went away before any picture of it, it was at a redact "
+                     "URL, or the film's limit was reached)")
     if missing:
         notes.append(f"{counted(missing, 'frame file')} not found in {where}: the film folder was "
                      "moved or deleted (give it with --film)")
@@ -145,6 +156,15 @@ def film_view(record: LoadedRecord, slug: str, folder: Path | None = None,
     keep = merge_typing([e.text if e.kind == "action" else None for e in shown])
     return FilmView(slug, tuple(frames), tuple(e for e, k in zip(shown, keep, strict=True)
                                                if k), tuple(notes))
+
+
+def _still_of(frame: FrameLine, line_times: dict[int, str]) -> str:
+    if not frame.after_seq:
+        return ""
+    line_time = line_times.get(frame.after_seq)
+    if line_time is not None and taken_before(frame, line_time):
+        return f"still for line #{frame.after_seq}, taken before it (no capture came) · "
+    return f"still after line #{frame.after_seq} · "
 
 
 def _frame_src(where: Path | None, file: str, linked: str | None) -> str | None:

@@ -13,6 +13,7 @@ import asyncio
 import base64
 import binascii
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import os
@@ -34,6 +35,10 @@ from ajantik_cdp.record.writer import RecordWriter
 log = logging.getLogger("ajantik.cdp")
 
 STILL_WAIT = 0.3  # seconds a still waits for a new frame before the last one stands
+# Stills only: captures of one page under way at once. A capture asked for as the page
+# navigates or closes may never be answered (issue 28: 3 of 3 on bare Chromium); a second
+# one lets the next line's still be taken meanwhile, instead of queueing behind it.
+SHOTS_AT_ONCE = 2
 # Seconds a kept picture waits before it is written: news that the page went to a redacted
 # URL can arrive after the first frames of that page (see core/guard/film.py).
 SETTLE = 1.5
@@ -72,6 +77,7 @@ class _Picture:
     jpeg: str  # base64, as Chrome sent it
     painted: float  # wall clock, seconds
     url: str  # the page's URL when the picture arrived
+    before: bool = False  # stands for a line it was taken before (no capture came after)
 
 
 @dataclass
@@ -107,9 +113,10 @@ class Camera:
         self._docs: dict[str, dict[str, str]] = {}  # page -> frame id -> document URL
         # Acks held back to the kept rate: page -> (timer, its session, the frame's ack id).
         self._acks: dict[str, tuple[asyncio.TimerHandle, str, Any]] = {}
-        # Stills only: lines waiting for a page's next capture, and the pages being shot.
+        # Stills only: lines waiting for a page's next capture, and how many captures of
+        # each page are under way.
         self._shots: dict[str, list[tuple[int | None, str]]] = {}
-        self._shooting: set[str] = set()
+        self._shooting: dict[str, int] = {}
 
     # -- wiring -------------------------------------------------------------------------
 
@@ -158,11 +165,17 @@ class Camera:
             await asyncio.wait(pending, timeout=self.policy.still_timeout)
         for page_id in list(self._pending):
             self._flush(page_id)
+        for page_id in list(self._shots):
+            self._stand_in(page_id, self._shots.pop(page_id))
         for handle, due in list(self._settling.values()):
             handle.cancel()
             due()  # write what was waiting: the guard is stopping
-        for task in list(self._tasks):
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
+        # A cancelled capture still gives its lines the page's last picture (_shot), and
+        # must do so before the record is closed.
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- events -------------------------------------------------------------------------
 
@@ -192,9 +205,13 @@ class Camera:
                 self._flush(target_id)
                 if target_id in self._wanted:
                     self._no_change(target_id)
-                self._last.pop(target_id, None)
-                self._docs.pop(target_id, None)
                 del self.filmed[target_id]
+                if target_id in self._shots:
+                    # The page closed: no capture will come, its last picture stands.
+                    self._stand_in(target_id, self._shots.pop(target_id))
+                if not self._shooting.get(target_id):
+                    self._last.pop(target_id, None)  # else the captures under way use it
+                self._docs.pop(target_id, None)
                 self.book.gone(target_id)
 
     def _on_document(self, session_id: str | None, method: str,
@@ -363,20 +380,20 @@ class Camera:
         task.add_done_callback(self._tasks.discard)
 
     async def _screenshot(self, page_id: str) -> None:
-        picture = await self._photograph(page_id)
+        picture = await self._photograph(page_id, self.policy.still_timeout)
         if picture is None:
             self._wanted.pop(page_id, None)
         else:
             self._take_still(page_id, picture)
 
-    async def _photograph(self, page_id: str) -> _Picture | None:
+    async def _photograph(self, page_id: str, timeout: float) -> _Picture | None:
         session_id = self.filmed.get(page_id)
         if session_id is None:
             return None
         try:
             result = await self.conn.send("Page.captureScreenshot", {
                 "format": "jpeg", "quality": self.policy.quality, "optimizeForSpeed": True,
-            }, session_id, timeout=self.policy.still_timeout)
+            }, session_id, timeout=timeout)
         except (CdpError, ConnectionLost, TimeoutError) as exc:
             log.warning("no still of %s: %r", page_id[:8], exc)
             return None
@@ -389,27 +406,59 @@ class Camera:
     # -- stills only (no screencast) ------------------------------------------------------
     #
     # Each still is a capture asked for right after its line, so it shows the page after
-    # the line. One capture per page at a time: lines that come while one is under way wait
-    # for the next, which starts when it is back (a capture asked for before a line could
-    # show the page before it).
+    # the line (a capture asked for before a line could show the page before it). Lines
+    # that come while SHOTS_AT_ONCE captures of the page are under way wait for the next
+    # one. Each capture has a short deadline (``still_deadline``); one that fails, or is
+    # not answered by then (the page navigated or closed), or is still waiting when the
+    # page closes or the guard stops, gives its lines the page's last picture instead,
+    # written as taken before the line (its frame line's time is the picture's, earlier
+    # than the line's). A page with no picture yet leaves them without one.
 
     def _shoot(self, page_id: str, line: tuple[int | None, str]) -> None:
         self._shots.setdefault(page_id, []).append(line)
-        if page_id in self._shooting:
+        self._start_shots(page_id)
+
+    def _start_shots(self, page_id: str) -> None:
+        if self._shooting.get(page_id, 0) >= SHOTS_AT_ONCE:
             return
-        self._shooting.add(page_id)
-        task = asyncio.get_running_loop().create_task(self._shoot_waiting(page_id))
+        lines = self._shots.pop(page_id, None)
+        if not lines:
+            return
+        self._shooting[page_id] = self._shooting.get(page_id, 0) + 1
+        task = asyncio.get_running_loop().create_task(self._shot(page_id, lines))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _shoot_waiting(self, page_id: str) -> None:
+    async def _shot(self, page_id: str, lines: list[tuple[int | None, str]]) -> None:
+        picture = None
         try:
-            while lines := self._shots.pop(page_id, None):
-                picture = await self._photograph(page_id)
-                if picture is not None:
-                    self._keep_still(page_id, picture, lines)
+            picture = await self._photograph(page_id, self.policy.still_deadline)
         finally:
-            self._shooting.discard(page_id)
+            # Cancelled too (the guard stopping): the lines get what the page last showed.
+            left = self._shooting.get(page_id, 1) - 1
+            if left:
+                self._shooting[page_id] = left
+            else:
+                self._shooting.pop(page_id, None)
+            if picture is None:
+                self._stand_in(page_id, lines)
+            else:
+                last = self._last.get(page_id)
+                if last is None or last.painted <= picture.painted:
+                    self._last[page_id] = picture
+                self._keep_still(page_id, picture, lines)
+            if page_id not in self.filmed and not left:
+                self._last.pop(page_id, None)
+            elif not self._closing:
+                self._start_shots(page_id)
+
+    def _stand_in(self, page_id: str, lines: list[tuple[int | None, str]]) -> None:
+        """No capture came for ``lines``: the page's last picture stands for them, as
+        taken before them."""
+        last = self._last.get(page_id)
+        if last is None or not lines:
+            return
+        self._keep_still(page_id, dataclasses.replace(last, before=True), lines)
 
     # -- files --------------------------------------------------------------------------
 
@@ -440,11 +489,12 @@ class Camera:
         painted = _iso(picture.painted)
         for seq, line_time in lines:
             # A still is true from the line on: an unchanged page's last frame was
-            # painted before it.
+            # painted before it. A stand-in (no capture came) keeps its own, earlier
+            # time: that is how the record says it was taken before the line.
             self.writer.write(FrameLine(
                 target_id=page_id, file=name, bytes=_size(picture.jpeg),
                 cause="still" if cause == "still" else "screencast", url=url,
-                after_seq=seq, time=max(painted, line_time),
+                after_seq=seq, time=painted if picture.before else max(painted, line_time),
             ))
 
     def _write_file(self, data: str, cause: str) -> str | None:

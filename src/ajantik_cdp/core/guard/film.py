@@ -71,6 +71,9 @@ class FilmPolicy:
     max_width: int = 1280
     max_height: int = 800
     still_timeout: float = 2.0  # seconds a still may take before it is given up
+    # Stills only: seconds a capture may take before the page's last picture stands in
+    # for it (a capture asked for as the page navigates or closes may never be answered).
+    still_deadline: float = 1.0
 
     def __post_init__(self) -> None:
         if not 0 <= self.fps <= MAX_FPS:
@@ -288,6 +291,22 @@ def wants_still(line: RecordLine) -> bool:
     if isinstance(line, RequestLine):
         return is_write(line.method) or line.fault is not None
     return False
+
+
+def taken_before(frame: FrameLine, line_time: str) -> bool:
+    """A still that stands in for a capture that never came (the page navigated or
+    closed): the page's last picture, whose time is before its line's. Times compare as
+    the record's ISO strings."""
+    return frame.after_seq is not None and frame.time < line_time
+
+
+def stills_lacking(lines: Sequence[RecordLine]) -> tuple[int, int]:
+    """(lines that wanted a still and have none, lines that wanted one), for the player
+    to say what the film lacks."""
+    stilled = {f.after_seq for f in lines if isinstance(f, FrameLine)
+               and f.after_seq is not None}
+    wanted = [ln for ln in lines if wants_still(ln)]
+    return sum(1 for ln in wanted if getattr(ln, "seq", None) not in stilled), len(wanted)
 
 
 # -- frames for record lines ------------------------------------------------------------------

@@ -156,9 +156,25 @@ class TargetBook:
     def detached(self, session_id: str) -> Target | None:
         target = self._by_session.pop(session_id, None)
         if target is not None and self._by_id.get(target.target_id) is target:
-            del self._by_id[target.target_id]
-            self._bury(target)
+            # A service worker attached through the browser and through its page loses
+            # the page's session when its last page closes, and stays attached (and
+            # guarded) through the browser's: that session names it from now on.
+            # Measured: forgetting it left the worker UNKNOWN, so every client command
+            # for it was held 10 s and refused, and Playwright never connected.
+            other = self._other_session(target)
+            if other is not None:
+                self._by_id[target.target_id] = other
+            else:
+                del self._by_id[target.target_id]
+                self._bury(target)
         return target
+
+    def _other_session(self, target: Target) -> Target | None:
+        """The newest other live session on ``target``'s id, if any."""
+        for other in reversed(list(self._by_session.values())):
+            if other.target_id == target.target_id:
+                return other
+        return None
 
     def destroyed(self, target_id: str) -> None:
         target = self._by_id.get(target_id)

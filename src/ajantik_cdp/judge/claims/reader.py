@@ -131,7 +131,8 @@ def _resolve(name: str, findings: list[Finding], mention: tuple[int, str] | None
         line, quote = mention
         return Claim.unreadable(quote, (
             f"claim unreadable: line {line} mentions {name} but says neither done, not done "
-            "nor unsure in a form the reader knows"))
+            "nor unsure in a form the reader knows (its status words are English only; a "
+            "report in another language needs a JSON units line)"))
     return Claim.silent(f"no claim: the report does not mention {name}")
 
 

@@ -189,7 +189,24 @@ def plan_from_writes(writes: Sequence[Write], kinds: Sequence[FaultKind], reps: 
         for kind in kinds:
             for rep in range(1, reps + 1):
                 runs.append(PlannedRun(use.point, kind, rep, k, index, len(runs) + 1))
+    _refuse_empty(at, skipped, runs, [(u.point.label, u.writes) for u in chosen],
+                  "the clean run made")
     return Plan(tuple(uses), tuple(kinds), reps, at, tuple(runs), tuple(skipped))
+
+
+def _refuse_empty(at: At, skipped: Sequence[Skipped], runs: Sequence[PlannedRun],
+                  counts: Sequence[tuple[str, int]], source: str) -> None:
+    """A plan that --at left with no run at all is an option the plan cannot honour: it
+    is refused, naming how many writes each point makes, rather than run as nothing. A
+    plan where --at leaves out only some points runs the rest; those are listed as not
+    planned."""
+    if runs or not skipped:
+        return
+    said = "; ".join(f"{label}: {'not said' if n < 0 else counted(n, 'write')}"
+                     for label, n in counts)
+    which = "a known last write" if at.text == "last" else f"a write {at.text}"
+    raise PlanError(f"--at {at.text} leaves nothing to fault: {source} ({said}), so no "
+                    f"write point has {which}; give a smaller --at, or --at last")
 
 
 def plan_from_points(declared: Sequence[tuple[WritePoint, int | None]],
@@ -220,5 +237,7 @@ def plan_from_points(declared: Sequence[tuple[WritePoint, int | None]],
         for kind in kinds:
             for rep in range(1, reps + 1):
                 runs.append(PlannedRun(use.point, kind, rep, k, k, len(runs) + 1))
+    _refuse_empty(at, skipped, runs, [(u.point.label, u.writes) for u in chosen],
+                  "the adapter's write_points() say")
     return Plan(tuple(uses), tuple(kinds), reps, at, tuple(runs), tuple(skipped),
                 tuple(notes), source="the adapter's write_points()")
