@@ -10,7 +10,6 @@ from ajantik_cdp.core.guard.client_gate import (
     ClientGate,
     NavigateWhenGuarded,
     RouteKind,
-    is_settings_url,
 )
 from ajantik_cdp.core.guard.targets import TargetState
 from ajantik_cdp.core.policy.config import parse_config
@@ -223,7 +222,12 @@ def test_chromes_settings_page_is_never_opened_for_a_client() -> None:
     for method, params, session in (
             ("Target.createTarget", {"url": "chrome://settings/performance"}, None),
             ("Target.createTarget", {"url": " CHROME://Settings"}, None),
-            ("Page.navigate", {"url": "about:settings"}, "S1")):
+            ("Page.navigate", {"url": "about:settings"}, "S1"),
+            # The spelling that got through (issue 27): no slashes.
+            ("Page.navigate", {"url": "chrome:settings/performance"}, "S1"),
+            ("Target.sendMessageToTarget", {"sessionId": "S1", "message": dumps(
+                {"id": 1, "method": "Page.navigate",
+                 "params": {"url": "\tview-source:chrome:settings"}})}, None)):
         msg: dict[str, object] = {"id": 7, "method": method, "params": params}
         if session:
             msg["sessionId"] = session
@@ -236,7 +240,3 @@ def test_chromes_settings_page_is_never_opened_for_a_client() -> None:
     assert ok.kind is RouteKind.FORWARD
 
 
-@given(st.text(max_size=40))
-def test_only_settings_urls_are_settings_urls(rest: str) -> None:
-    assert is_settings_url("chrome://settings" + rest)
-    assert not is_settings_url("https://portal.example/" + rest)

@@ -31,8 +31,8 @@ from typing import Any
 
 import aiohttp
 
-from ajantik_cdp.core.guard.client_gate import SETTINGS_REFUSAL, is_settings_url
 from ajantik_cdp.core.guard.interception import Interception
+from ajantik_cdp.core.guard.privileged_urls import PRIVILEGED_REFUSAL, privileged_scheme
 from ajantik_cdp.core.guard.targets import (
     TARGET_EVENTS,
     Target,
@@ -337,8 +337,9 @@ class Guardian:
         state = await self.wait_settled(target_id, timeout)
         target = self.targets.live(target_id)
         shown = self.reports.redactor.url(url)  # logs mask URLs as the record does
-        if is_settings_url(url):
-            log.error("did not open %s: %s", shown, SETTINGS_REFUSAL)
+        why = privileged_scheme(url)
+        if why is not None:
+            log.error("did not open %s: %s", shown, PRIVILEGED_REFUSAL.format(why=why))
             return False
         if state is not TargetState.GUARDED or target is None or target.session_id is None:
             log.error("did not open %s in target %s: it is not guarded (%s)", shown,

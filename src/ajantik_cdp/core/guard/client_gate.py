@@ -13,6 +13,10 @@ session from the client it proxies:
   blank and asks the guard to navigate them once it holds them.
 * A client that rewrites a paused request (``Fetch.continueRequest`` with a new URL or
   method) into one the rules deny has it failed instead.
+* A navigation or new tab for one of Chrome's own privileged pages (``chrome:`` in any
+  spelling, extension pages, DevTools, ``about:`` aliases: ``core/guard/privileged_urls.py``)
+  is refused: Chrome lets a client open them, and the settings page can turn speculative
+  loading back on.
 * ``Target.exposeDevToolsProtocol`` would hand a page's own scripts a browser session that
   bypasses this gate; it is refused.
 * The person's session stays inside Chrome (``core/guard/cookie_filter.py``): the answers to a
@@ -43,6 +47,7 @@ from ajantik_cdp.core.guard.cookie_filter import (
     filter_result,
 )
 from ajantik_cdp.core.guard.event_text import event_method
+from ajantik_cdp.core.guard.privileged_urls import PRIVILEGED_REFUSAL, privileged_scheme
 from ajantik_cdp.core.guard.targets import CONTAINER_TYPES, TargetState
 from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.core.policy.rules import Decision, RequestFacts, decide
@@ -60,18 +65,9 @@ REFUSED_METHODS = {
 }
 
 
-def is_settings_url(url: str) -> bool:
-    """Chrome's settings page, the one place that can turn "Preload pages" back on while
-    the guard keeps it off (``about:settings`` is Chrome's alias for it)."""
-    text = url.strip().lower()
-    for scheme in ("chrome://", "about:"):
-        if text.startswith(scheme):
-            return text[len(scheme):].startswith("settings")
-    return False
-
-
-SETTINGS_REFUSAL = ("it can turn Chrome's speculative loading ('Preload pages') back on, "
-                    "which the guard keeps off while it runs")
+# Commands that open a URL in a tab as Chrome itself (browser-initiated: Chrome lets
+# them reach its own pages, which a page's script cannot).
+NAVIGATIONS = frozenset({"Target.createTarget", "Page.navigate"})
 
 
 class RouteKind(Enum):
@@ -195,11 +191,17 @@ class ClientGate:
                 _error(msg_id, session_id, -32000, f"ajantik cdp refuses {method}: {refused}"),
             )
 
-        if method in ("Target.createTarget", "Page.navigate") and \
-                is_settings_url(str(params.get("url", ""))):
-            return Route(RouteKind.REPLY, _error(
-                msg_id, session_id, -32000,
-                f"ajantik cdp refuses to open {params.get('url')}: {SETTINGS_REFUSAL}"))
+        if method in NAVIGATIONS:
+            url = params.get("url")
+            # createTarget without a URL (or with "") opens about:blank.
+            why = privileged_scheme(url) if isinstance(url, str) and (
+                method == "Page.navigate" or url not in BLANK_URLS) else None
+            if method == "Page.navigate" and not isinstance(url, str):
+                why = "no URL"
+            if why is not None:
+                return Route(RouteKind.REPLY, _error(
+                    msg_id, session_id, -32000, f"ajantik cdp refuses to open {url!r}: "
+                    + PRIVILEGED_REFUSAL.format(why=why)))
         if method in COOKIE_READS and not self.cookies.share_all:
             key = (session_id, msg_id)
             self.cookie_reads[key] = self.cookie_reads.get(key, 0) + 1
