@@ -21,9 +21,10 @@ session from the client it proxies:
   bypasses this gate; it is refused.
 * The person's session stays inside Chrome (``core/guard/cookie_filter.py``): the answers to a
   client's cookie reads, and the headers in Chrome's network events, come back without the
-  cookies ``share_cookies`` does not name. ``Network.loadNetworkResource`` (Chrome fetches
-  a URL with the page's cookies and hands the body to the client, outside the Fetch
-  domain's view) is refused.
+  cookies ``share_cookies`` does not name, and without the credential headers
+  (``Authorization``, ``Proxy-Authorization``) of requests to those hosts.
+  ``Network.loadNetworkResource`` (Chrome fetches a URL with the page's cookies and hands
+  the body to the client, outside the Fetch domain's view) is refused.
 
 Every client message is parsed and the gate forwards its own serialisation of what it
 checked, so a message with duplicate keys cannot mean one thing to the gate and another to
@@ -314,10 +315,14 @@ class ClientGate:
 
     def _may_carry_cookies(self, text: str) -> bool:
         # Every place a cookie value can sit is named "cookie" in some case (a Cookie or
-        # Set-Cookie header, raw header text, associatedCookies, cookieLine), and Chrome
-        # never escapes ASCII letters: most network events skip the parser and the walk.
-        # (lower() then ``in`` measured ten times faster than a case-blind regex.)
-        return not self.cookies.share_all and "cookie" in text.lower()
+        # Set-Cookie header, raw header text, associatedCookies, cookieLine), every
+        # credential header "authorization" (Authorization, Proxy-Authorization), and
+        # Chrome never escapes ASCII letters: most network events skip the parser and the
+        # walk. (lower() then ``in`` measured ten times faster than a case-blind regex.)
+        if self.cookies.share_all:
+            return False
+        low = text.lower()
+        return "cookie" in low or "authorization" in low
 
     def incoming(self, text: str) -> tuple[str, list[NavigateWhenGuarded]]:
         """What the client receives for Chrome's ``text``, and navigations to start."""
