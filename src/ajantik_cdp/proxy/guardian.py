@@ -11,7 +11,8 @@ target it cannot install itself on is marked FAILED, so the client gate refuses 
 command for it; one that failed before the release stays paused.
 
 Three things the net cannot see are closed here too: speculative loads (Chrome's "Preload
-pages" is turned off while the guard runs, ``preloading.py``), service workers' navigation
+pages" is turned off while the guard runs, ``preloading.py``, and turned off again if it
+is found on, ``preload_watcher.py``), service workers' navigation
 preload (guarded documents bypass service workers), and a stopped worker's restart, which
 happens on its old session with no new attach (released on
 ``Inspector.targetReloadedAfterCrash``).
@@ -48,6 +49,7 @@ from ajantik_cdp.core.policy.socket_rules import socket_plan
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
 from ajantik_cdp.proxy.interceptor import Interceptor
 from ajantik_cdp.proxy.page_scripts import PageScripts
+from ajantik_cdp.proxy.preload_watcher import PreloadWatcher
 from ajantik_cdp.proxy.preloading import PreloadLease
 from ajantik_cdp.proxy.reports import Reports
 from ajantik_cdp.proxy.websocket_guard import NETWORK_ENABLE, WebSocketGuard
@@ -90,6 +92,8 @@ class Guardian:
         self._settles: dict[str, _Settle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._preloading: PreloadLease | None = None  # set once the guard holds it
+        self.preload_watch = PreloadWatcher(conn, self._session_of, self._page_sessions,
+                                            lambda: self._preloading is not None)
         self.interceptor = Interceptor(machine, conn, reports, self.spawn)
         conn.on_event = self._on_event
         conn.unread = UNREAD_EVENTS
@@ -122,6 +126,8 @@ class Guardian:
             lease = PreloadLease(browser_ws_url)
             await lease.hold(conn, guardian._session_of)
             guardian._preloading = lease
+            # And it stays off: turned back on while the guard runs, it is noticed.
+            guardian.preload_watch.start()
         except BaseException:
             await guardian.close()
             raise
@@ -134,6 +140,7 @@ class Guardian:
     async def close(self) -> None:
         # Let reports already under way (block and request lines) reach the record first:
         # a clean stop must not lose a line the guard has already decided to write.
+        await self.preload_watch.stop()  # before the lease is given back
         pending = [t for t in self._tasks if not t.done()]
         if pending:
             await asyncio.wait(pending, timeout=2.0)
@@ -153,6 +160,11 @@ class Guardian:
         if target is None or target.state is not TargetState.GUARDED:
             return None
         return target.session_id
+
+    def _page_sessions(self) -> list[str]:
+        """The guard's sessions on guarded pages (where the preference can be read)."""
+        return [t.session_id for t in self.targets if t.target_type == "page"
+                and t.state is TargetState.GUARDED and t.session_id is not None]
 
     def spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.create_task(coro)
@@ -200,6 +212,8 @@ class Guardian:
         params = msg.get("params") or {}
         if method == "Fetch.requestPaused":
             self.interceptor.on_paused(msg.get("sessionId"), params)
+        elif self.preload_watch.on_event(msg):
+            pass
         elif method in TARGET_EVENTS:
             news = self.targets.news(method, params)
             if news is not None and news.attached is not None:
