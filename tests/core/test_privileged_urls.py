@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from ajantik_cdp.core.guard.privileged_urls import (
     chrome_url,
     is_privileged_url,
+    passive_command,
     privileged_scheme,
+    shows_privileged_page,
 )
 
 PRIVILEGED = (
@@ -112,3 +114,40 @@ def test_text_without_a_scheme_is_refused(text: str) -> None:
     # Chrome cannot navigate to it; refusing it keeps a parser disagreement on the safe side.
     if chrome_url(text) is None:
         assert is_privileged_url(text)
+
+
+def test_a_target_showing_chromes_error_page_or_no_url_is_not_privileged() -> None:
+    # A blocked load commits chrome-error://chromewebdata/: the client drives on from it.
+    for url in ("chrome-error://chromewebdata/", "", "about:blank"):
+        assert shows_privileged_page(url) is None
+    for url in ("chrome://settings/", "chrome-extension://id/bg.js",
+                "view-source:chrome://settings/", "devtools://devtools/x"):
+        assert shows_privileged_page(url) is not None
+
+
+@pytest.mark.parametrize("method", [
+    "Runtime.evaluate", "Runtime.callFunctionOn", "Runtime.compileScript",
+    "Runtime.runScript", "Debugger.setBreakpointByUrl", "Debugger.evaluateOnCallFrame",
+    "Input.dispatchMouseEvent", "Input.dispatchKeyEvent", "Input.insertText",
+    "DOM.setAttributeValue", "DOM.setOuterHTML", "Page.reload", "Page.navigate",
+    "Page.setDocumentContent", "Fetch.enable", "Fetch.fulfillRequest",
+    "Page.addScriptToEvaluateOnNewDocument", "Storage.getCookies", "Runtime.addBinding"])
+def test_nothing_that_acts_reaches_a_privileged_page(method: str) -> None:
+    assert not passive_command(method, {"source": "chrome.settingsPrivate.setPref()"})
+
+
+@given(st.text(max_size=30))
+def test_only_a_one_line_comment_may_be_added_to_a_privileged_pages_next_document(
+        tail: str) -> None:
+    source = "//# sourceURL=pptr:internal" + tail
+    allowed = passive_command("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+    # A JavaScript line terminator anywhere ends the comment, and what follows runs.
+    assert allowed is not any(c in tail for c in "\n\r\u2028\u2029")
+
+
+def test_what_client_libraries_send_while_attaching_is_passive() -> None:
+    for method in ("Page.enable", "Runtime.enable", "Network.enable", "Log.enable",
+                   "Page.getFrameTree", "Page.setLifecycleEventsEnabled",
+                   "Target.setAutoAttach", "Runtime.runIfWaitingForDebugger",
+                   "Emulation.setDeviceMetricsOverride", "Page.createIsolatedWorld"):
+        assert passive_command(method, {}), method

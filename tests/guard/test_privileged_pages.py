@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import shutil
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -24,6 +26,8 @@ from tests.support.direct_cdp import DirectCdp, direct
 from tests.support.http import request
 
 pytestmark = pytest.mark.browser
+
+NODE_DIR = Path(__file__).resolve().parents[1] / "node"
 
 SPELLINGS = (
     "chrome:settings/performance",  # the one that got through
@@ -180,3 +184,120 @@ async def test_the_gates_parser_reads_the_scheme_as_chromes_does(chrome: Any) ->
     assert all(is_privileged_url(s) for s, c in zip(samples, chromes, strict=True)
                if c is None and chrome_url(s) is None)
     assert sum(c is not None for c in chromes) > 60  # many samples were URLs (95 here)
+
+
+async def _evaluate_in(cdp: DirectCdp, target: str, expression: str) -> dict[str, Any]:
+    sid = (await cdp.send("Target.attachToTarget", {"targetId": target,
+                                                    "flatten": True}))["sessionId"]
+    return dict(await cdp.post("Runtime.evaluate", {"expression": expression,
+                                                    "returnByValue": True}, sid))
+
+
+async def _settings_powers(cdp: DirectCdp, target: str) -> str | None:
+    for _ in range(50):
+        answer = await _evaluate_in(cdp, target,
+                                    "typeof (globalThis.chrome||{}).settingsPrivate")
+        if "error" in answer:
+            return None
+        if answer["result"]["result"].get("value") == "object":
+            return "object"
+        await asyncio.sleep(0.1)
+    return "never"
+
+
+async def test_a_settings_tab_the_person_has_open_is_out_of_a_clients_reach(
+        pw: Any, chrome: Any, guard: GuardFactory, site: Any) -> None:
+    # The person's own settings tab, and a tab whose history holds one.
+    async with direct(chrome.http_url) as cdp:
+        settings = (await cdp.send("Target.createTarget",
+                                   {"url": "chrome://settings/performance"}))["targetId"]
+        travelled = (await cdp.send("Target.createTarget",
+                                    {"url": "chrome://settings/"}))["targetId"]
+        sid = (await cdp.send("Target.attachToTarget", {"targetId": travelled,
+                                                        "flatten": True}))["sessionId"]
+        assert await _settings_powers(cdp, travelled) == "object"
+        await cdp.send("Page.navigate", {"url": site.page("after-settings", "<p>x")}, sid)
+        await asyncio.sleep(0.5)
+        assert await _settings_powers(cdp, settings) == "object"  # a client on Chrome's port
+
+        # And back through history (what Playwright's go_back sends).
+        history = await cdp.send("Page.getNavigationHistory", {}, sid)
+        back = history["entries"][history["currentIndex"] - 1]
+        assert back["url"].startswith("chrome://settings")
+        await cdp.send("Page.navigateToHistoryEntry", {"entryId": back["id"]}, sid)
+        assert await _wait_privileged(cdp, set(await _privileged_tabs(cdp)) - {travelled})
+        assert await _settings_powers(cdp, travelled) == "object"
+        for name in ("after-settings-2", "after-settings-3"):
+            await cdp.send("Page.navigate", {"url": site.page(name, "<p>y")}, sid)
+            await asyncio.sleep(0.5)
+
+    g = await guard()
+    async with direct(g.url) as cdp:
+        answer = await _evaluate_in(cdp, settings, "chrome.settingsPrivate.setPref("
+                                    "'net.network_prediction_options', 0, '', () => 0)")
+        assert "ajantik cdp refuses Runtime.evaluate" in answer["error"]["message"]
+        sid = (await cdp.send("Target.attachToTarget", {"targetId": travelled,
+                                                        "flatten": True}))["sessionId"]
+        history = await cdp.send("Page.getNavigationHistory", {}, sid)
+        entries = {e["id"]: e["url"] for e in history["entries"]}
+        for entry_id, url in entries.items():
+            if url.startswith("chrome://"):
+                refused = await cdp.post("Page.navigateToHistoryEntry",
+                                         {"entryId": entry_id}, sid)
+                assert "ajantik cdp refuses" in refused["error"]["message"]
+        guessed = await cdp.post("Page.navigateToHistoryEntry",
+                                 {"entryId": max(entries) + 1000}, sid)
+        assert "does not know where that entry leads" in guessed["error"]["message"]
+        await asyncio.sleep(0.5)
+        assert await _privileged_tabs(cdp) == [settings]  # the travelled tab stayed put
+        # A history entry of an ordinary page still works.
+        plain = next(i for i, u in entries.items() if "after-settings" in u
+                     and i != history["entries"][history["currentIndex"]]["id"])
+        assert "result" in await cdp.post("Page.navigateToHistoryEntry",
+                                          {"entryId": plain}, sid)
+
+    # A client library connecting while such a tab is open still drives its own pages.
+    browser = await pw.chromium.connect_over_cdp(g.url)
+    page = await browser.contexts[0].new_page()
+    await page.goto(site.page("still-works", "<title>ok</title>"))
+    assert await page.title() == "ok"
+    await browser.close()
+    async with direct(chrome.http_url) as cdp:
+        for target in (settings, travelled):
+            await cdp.send("Target.closeTarget", {"targetId": target})
+
+
+PUPPETEER_PAGES = """
+const puppeteer = require(process.argv[1] + '/node_modules/puppeteer-core');
+(async () => {
+  const browser = await puppeteer.connect({ browserURL: process.argv[2] });
+  const pages = await browser.pages();  // every page target, the settings tab among them
+  const page = await browser.newPage();
+  await page.goto('about:blank');
+  console.log(JSON.stringify(pages.map(p => p.url())));
+  await page.close();
+  await browser.disconnect();
+})().catch(e => { console.error(e.message); process.exit(1); });
+"""
+
+
+@pytest.mark.node
+async def test_puppeteer_still_lists_pages_while_a_settings_tab_is_open(
+        chrome: Any, guard: GuardFactory) -> None:
+    """Measured before the passive commands were let through: Puppeteer's browser.pages()
+    failed through the guard (Network.enable refused on the settings tab)."""
+    node = shutil.which("node")
+    assert node, "Node.js is needed for this test (see README)"
+    async with direct(chrome.http_url) as cdp:
+        settings = (await cdp.send("Target.createTarget",
+                                   {"url": "chrome://settings/"}))["targetId"]
+        try:
+            g = await guard()
+            proc = await asyncio.create_subprocess_exec(
+                node, "-e", PUPPETEER_PAGES, str(NODE_DIR), g.url,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            out, err = await asyncio.wait_for(proc.communicate(), 120)
+        finally:
+            await cdp.send("Target.closeTarget", {"targetId": settings})
+    assert proc.returncode == 0, err.decode()[-1000:]
+    assert any(u.startswith("chrome://settings") for u in orjson.loads(out))

@@ -180,6 +180,11 @@ class Guardian:
 
     # -- target states (read by the client gate) ----------------------------------------
 
+    def target_url(self, target_id: str) -> str:
+        """The target's URL as the guard last heard it ("" for one it does not know)."""
+        target = self.targets.live(target_id)
+        return target.url if target is not None else ""
+
     def status(self, target_id: str) -> TargetState:
         return self.targets.status(target_id)
 

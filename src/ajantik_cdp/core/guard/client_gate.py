@@ -48,7 +48,12 @@ from ajantik_cdp.core.guard.cookie_filter import (
     filter_result,
 )
 from ajantik_cdp.core.guard.event_text import event_method
-from ajantik_cdp.core.guard.privileged_urls import PRIVILEGED_REFUSAL, privileged_scheme
+from ajantik_cdp.core.guard.privileged_urls import (
+    PRIVILEGED_REFUSAL,
+    passive_command,
+    privileged_scheme,
+    shows_privileged_page,
+)
 from ajantik_cdp.core.guard.targets import CONTAINER_TYPES, TargetState
 from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.core.policy.rules import Decision, RequestFacts, decide
@@ -114,6 +119,7 @@ class _Session:
 
 
 StatusLookup = Callable[[str], TargetState]
+UrlLookup = Callable[[str], str]  # a target's current URL, "" when unknown
 
 
 @dataclass
@@ -122,12 +128,18 @@ class ClientGate:
 
     config: GuardConfig
     page_target: str | None = None
+    # The guard's own view of each target's URL (Target.targetInfoChanged on its session).
+    url_of: UrlLookup = lambda _target_id: ""
     sessions: dict[str, _Session] = field(default_factory=dict)
     deferred_urls: dict[int, str] = field(default_factory=dict)
     paused: dict[tuple[str | None, str], RequestFacts] = field(default_factory=dict)
     # (sessionId, id) of the client's cookie reads still waiting for Chrome's answer, and
     # how many: a client may reuse an id, and every answer to it must be filtered.
     cookie_reads: dict[tuple[str | None, int], int] = field(default_factory=dict)
+    # (sessionId, id) of the client's Page.getNavigationHistory calls still unanswered,
+    # and the URL of every history entry an answer named, by (sessionId, entry id).
+    history_reads: set[tuple[str | None, int]] = field(default_factory=set)
+    history: dict[tuple[str | None, int], tuple[str, ...]] = field(default_factory=dict)
     cookies: CookiePolicy = field(init=False)
 
     def __post_init__(self) -> None:
@@ -178,6 +190,15 @@ class ClientGate:
             if state in (TargetState.PENDING, TargetState.UNKNOWN):
                 return Route(RouteKind.HOLD, target_id=target_id)
 
+        if target_id is not None and target_type not in CONTAINER_TYPES:
+            shown = shows_privileged_page(self.url_of(target_id))
+            if shown is not None and not passive_command(method, msg.get("params")):
+                # One of Chrome's own pages (a settings tab the person has open, an
+                # extension's worker or page): its powers are out of the rules' reach.
+                return Route(RouteKind.REPLY, _error(
+                    msg_id, session_id, -32000, f"ajantik cdp refuses {method} on target "
+                    f"{target_id}: " + PRIVILEGED_REFUSAL.format(why=shown)))
+
         params = msg.get("params")
         if params is not None and not isinstance(params, dict):
             return Route(
@@ -203,6 +224,13 @@ class ClientGate:
                 return Route(RouteKind.REPLY, _error(
                     msg_id, session_id, -32000, f"ajantik cdp refuses to open {url!r}: "
                     + PRIVILEGED_REFUSAL.format(why=why)))
+        if method == "Page.navigateToHistoryEntry":
+            why = self._history_refusal(session_id, params.get("entryId"))
+            if why is not None:
+                return Route(RouteKind.REPLY, _error(
+                    msg_id, session_id, -32000, f"ajantik cdp refuses {method}: {why}"))
+        if method == "Page.getNavigationHistory":
+            self.history_reads.add((session_id, msg_id))
         if method in COOKIE_READS and not self.cookies.share_all:
             key = (session_id, msg_id)
             self.cookie_reads[key] = self.cookie_reads.get(key, 0) + 1
@@ -264,6 +292,22 @@ class ClientGate:
         return Route(RouteKind.FORWARD, _dumps(outer), routed.target_id, routed.blocked,
                      command=forwarded)
 
+    def _history_refusal(self, session_id: str | None, entry_id: Any) -> str | None:
+        """A history navigation goes where its entry says, which may be a privileged page
+        the tab showed before (the gate never saw it opened): decided on the URL an
+        earlier Page.getNavigationHistory answer gave for the entry, and refused for an
+        entry no answer named (Playwright and Puppeteer always ask first)."""
+        urls = self.history.get((session_id, entry_id)) if isinstance(entry_id, int) \
+            else None
+        if urls is None:
+            return ("the guard does not know where that entry leads (ask "
+                    "Page.getNavigationHistory on this session first)")
+        for url in urls:
+            why = privileged_scheme(url)
+            if why is not None:
+                return f"{url!r}: " + PRIVILEGED_REFUSAL.format(why=why)
+        return None
+
     def _target_of(self, session_id: str | None) -> tuple[str | None, str | None]:
         if session_id is None:
             if self.page_target is not None:
@@ -310,7 +354,7 @@ class ClientGate:
             return method in _GATE_EVENTS or (method in COOKIE_EVENTS
                                               and self._may_carry_cookies(text))
         if text.startswith('{"id":'):
-            return bool(self.deferred_urls or self.cookie_reads)
+            return bool(self.deferred_urls or self.cookie_reads or self.history_reads)
         return True
 
     def _may_carry_cookies(self, text: str) -> bool:
@@ -411,12 +455,31 @@ class ClientGate:
                     )
                 except (orjson.JSONDecodeError, TypeError):
                     return []
+        elif "id" in msg and (msg.get("sessionId"), msg["id"]) in self.history_reads:
+            self._learn_history(msg)
         elif "id" in msg and msg["id"] in self.deferred_urls:
             url = self.deferred_urls.pop(msg["id"])
             target_id = (msg.get("result") or {}).get("targetId")
             if isinstance(target_id, str):
                 return [NavigateWhenGuarded(target_id, url)]
         return []
+
+
+    def _learn_history(self, msg: dict[str, Any]) -> None:
+        session_id = msg.get("sessionId")
+        result = msg.get("result")
+        if not isinstance(result, dict):
+            # An error, or another command's answer under a reused id: keep waiting.
+            if "error" in msg:
+                self.history_reads.discard((session_id, msg["id"]))
+            return
+        self.history_reads.discard((session_id, msg["id"]))
+        entries = result.get("entries")
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and isinstance(entry.get("id"), int):
+                self.history[(session_id, entry["id"])] = tuple(
+                    str(entry.get(k)) for k in ("url", "userTypedURL")
+                    if isinstance(entry.get(k), str))
 
 
 _GATE_EVENTS = frozenset({

@@ -29,6 +29,7 @@ The privileged class:
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # The WHATWG URL parser's (and GURL's) trimming: C0 controls and space at either end,
 # ASCII tab and newline anywhere.
@@ -79,6 +80,57 @@ def is_privileged_url(url: str) -> bool:
     return privileged_scheme(url) is not None
 
 
+def shows_privileged_page(url: str) -> str | None:
+    """Why a target whose document is at ``url`` is a privileged page, or None.
+
+    For a document already there, not a navigation: a target with no URL yet is not one,
+    and Chrome's error page (``chrome-error://chromewebdata/``, what a blocked load
+    commits) holds no powers, so a client may go on driving its tab."""
+    parsed = chrome_url(url)
+    if parsed is None or parsed[0] == "chrome-error":
+        return None
+    return privileged_scheme(url)
+
+
 PRIVILEGED_REFUSAL = ("it is one of Chrome's own privileged pages ({why}), which no rule "
                       "covers and where a client could, among other things, turn 'Preload "
                       "pages' back on; the guard opens none for a client")
+
+
+# -- commands on a target that already shows a privileged page -------------------------------
+#
+# A settings tab the person has open, an extension's worker: Chrome lets a client attach
+# to them, and a client library attaches to every target it is given (measured: Puppeteer's
+# browser.pages() fails if a settings tab refuses Network.enable). So such a target takes
+# the commands that only switch a domain's events on or off or describe the target, and
+# nothing that runs code there, acts on its page or changes what its next document runs.
+_PASSIVE = frozenset({
+    "Runtime.runIfWaitingForDebugger", "Runtime.getIsolateId", "Page.getFrameTree",
+    "Page.setLifecycleEventsEnabled", "Page.getNavigationHistory", "Page.bringToFront",
+    "Page.close", "Page.createIsolatedWorld", "Page.setInterceptFileChooserDialog",
+    "Network.setCacheDisabled", "Network.setBypassServiceWorker",
+    "Network.setUserAgentOverride", "Network.setExtraHTTPHeaders",
+    "Network.emulateNetworkConditions", "Target.setAutoAttach", "Target.getTargetInfo",
+})
+# Domains whose every command only changes how the page is shown or measured (viewport,
+# media, time zone; metrics, console entries): none runs code or presses anything.
+_PASSIVE_DOMAINS = frozenset({"Emulation", "Performance", "Log"})
+# A script that is one comment line (Puppeteer names its utility world with
+# "//# sourceURL=pptr:internal"): no JavaScript line terminator, so no code.
+_COMMENT_ONLY = re.compile(r"[ \t]*//[^\n\r\u2028\u2029]*")
+
+
+def passive_command(method: str, params: Any) -> bool:
+    """Whether ``method`` may reach a target that shows a privileged page."""
+    if method in _PASSIVE:
+        return True
+    domain, _, name = method.partition(".")
+    if domain in _PASSIVE_DOMAINS:
+        return True
+    if name in ("enable", "disable") and domain not in ("Fetch",):
+        # Fetch.enable on a privileged page would let a client answer its requests.
+        return True
+    if method == "Page.addScriptToEvaluateOnNewDocument" and isinstance(params, dict):
+        source = params.get("source")
+        return isinstance(source, str) and _COMMENT_ONLY.fullmatch(source) is not None
+    return False
