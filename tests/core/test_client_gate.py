@@ -10,7 +10,6 @@ from ajantik_cdp.core.guard.client_gate import (
     ClientGate,
     NavigateWhenGuarded,
     RouteKind,
-    is_settings_url,
 )
 from ajantik_cdp.core.guard.targets import TargetState
 from ajantik_cdp.core.policy.config import parse_config
@@ -223,7 +222,12 @@ def test_chromes_settings_page_is_never_opened_for_a_client() -> None:
     for method, params, session in (
             ("Target.createTarget", {"url": "chrome://settings/performance"}, None),
             ("Target.createTarget", {"url": " CHROME://Settings"}, None),
-            ("Page.navigate", {"url": "about:settings"}, "S1")):
+            ("Page.navigate", {"url": "about:settings"}, "S1"),
+            # The spelling that got through (issue 27): no slashes.
+            ("Page.navigate", {"url": "chrome:settings/performance"}, "S1"),
+            ("Target.sendMessageToTarget", {"sessionId": "S1", "message": dumps(
+                {"id": 1, "method": "Page.navigate",
+                 "params": {"url": "\tview-source:chrome:settings"}})}, None)):
         msg: dict[str, object] = {"id": 7, "method": method, "params": params}
         if session:
             msg["sessionId"] = session
@@ -236,7 +240,54 @@ def test_chromes_settings_page_is_never_opened_for_a_client() -> None:
     assert ok.kind is RouteKind.FORWARD
 
 
-@given(st.text(max_size=40))
-def test_only_settings_urls_are_settings_urls(rest: str) -> None:
-    assert is_settings_url("chrome://settings" + rest)
-    assert not is_settings_url("https://portal.example/" + rest)
+
+
+def test_a_target_showing_a_privileged_page_takes_only_passive_commands() -> None:
+    urls = {"T1": "chrome://settings/performance", "T2": "chrome-error://chromewebdata/"}
+    gate = ClientGate(CFG, url_of=lambda tid: urls.get(tid, ""))
+    gate.observe(attached("S1", "T1"))
+    gate.observe(attached("S2", "T2"))
+    ok = states(T1=TargetState.GUARDED, T2=TargetState.GUARDED)
+
+    def route(method: str, session: str, params: object = None) -> RouteKind:
+        msg = {"id": 3, "method": method, "sessionId": session, "params": params or {}}
+        return gate.route_text(dumps(msg), ok).kind
+
+    assert route("Runtime.evaluate", "S1", {"expression": "1"}) is RouteKind.REPLY
+    assert route("Input.dispatchMouseEvent", "S1") is RouteKind.REPLY
+    assert route("Page.enable", "S1") is RouteKind.FORWARD
+    assert route("Runtime.evaluate", "S2", {"expression": "1"}) is RouteKind.FORWARD
+    # Wrapped in sendMessageToTarget (an old client), the same.
+    nested = {"id": 4, "method": "Target.sendMessageToTarget", "params": {
+        "sessionId": "S1", "message": dumps({"id": 1, "method": "Runtime.evaluate",
+                                             "params": {"expression": "1"}})}}
+    assert gate.route_text(dumps(nested), ok).kind is RouteKind.REPLY
+
+
+def test_a_history_navigation_is_decided_on_the_entry_an_answer_named() -> None:
+    gate = ClientGate(CFG)
+    gate.observe(attached("S1", "T1"))
+    ok = states(T1=TargetState.GUARDED)
+
+    def go(entry: int) -> str:
+        route = gate.route_text(dumps({"id": 9, "method": "Page.navigateToHistoryEntry",
+                                       "sessionId": "S1", "params": {"entryId": entry}}), ok)
+        return route.text if route.kind is RouteKind.REPLY else "forwarded"
+
+    assert "does not know" in go(1)  # a guessed id
+    ask = gate.route_text(dumps({"id": 5, "method": "Page.getNavigationHistory",
+                                 "sessionId": "S1"}), ok)
+    assert ask.kind is RouteKind.FORWARD
+    answer = dumps({"id": 5, "sessionId": "S1", "result": {"currentIndex": 1, "entries": [
+        {"id": 1, "url": "chrome:settings", "userTypedURL": "chrome:settings"},
+        {"id": 2, "url": "https://app/", "userTypedURL": "https://app/"}]}})
+    assert gate.wants(answer)
+    gate.incoming(answer)
+    assert "privileged" in go(1)
+    assert go(2) == "forwarded"
+    # Entries are per session: another session's answer does not vouch for this one.
+    gate.observe(attached("S2", "T2"))
+    route = gate.route_text(dumps({"id": 9, "method": "Page.navigateToHistoryEntry",
+                                   "sessionId": "S2", "params": {"entryId": 2}}),
+                            states(T2=TargetState.GUARDED))
+    assert route.kind is RouteKind.REPLY

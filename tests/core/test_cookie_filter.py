@@ -91,7 +91,9 @@ def test_fetch_header_entries() -> None:
 
 
 header_names = st.sampled_from(["Cookie", "cookie", "COOKIE", "Set-Cookie", "set-cookie",
-                                "SeT-CoOkIe"])
+                                "SeT-CoOkIe", "Authorization", "AUTHORIZATION",
+                                " authorization", "Proxy-Authorization",
+                                "proxy-authorization"])
 urls = st.one_of(st.none(), st.sampled_from(["https://portal.example/", "http://127.0.0.1:9/",
                                              "https://a.b.portal.example/x", "not a url"]))
 events = st.sampled_from(sorted(["Network.requestWillBeSent", "Network.responseReceived",
@@ -107,7 +109,8 @@ events = st.sampled_from(sorted(["Network.requestWillBeSent", "Network.responseR
 def messages(draw: st.DrawFn) -> dict[str, Any]:
     name = draw(header_names)
     value = draw(st.sampled_from([f"sid={SECRET}", f"a=1; sid={SECRET}",
-                                  f"sid={SECRET}; Path=/\nb=2"]))
+                                  f"sid={SECRET}; Path=/\nb=2", f"Basic {SECRET}",
+                                  f"Bearer {SECRET}"]))
     url = draw(urls)
     headers: Any = ({name: value} if draw(st.booleans())
                     else [{"name": name, "value": value}])
@@ -220,3 +223,38 @@ def test_inspector_issues_and_prerender_mismatches_lose_cookie_values() -> None:
         {"headerName": "Accept-Language", "initialValue": "en", "activationValue": "de"}]}
     out = filter_event("Preload.prerenderStatusUpdated", prerender, NONE)
     assert [h["headerName"] for h in out["mismatchedHeaders"]] == ["Accept-Language"]
+
+
+def test_credential_headers_are_withheld_where_cookies_are() -> None:
+    """Issue 27, class 5: Chrome adds Authorization from its credential cache; it is
+    the password for a Basic portal. Only a shared host's requests keep it."""
+    params = {"requestId": "1", "headers": {
+        "Authorization": f"Basic {SECRET}", "Proxy-Authorization": f"Basic {SECRET}",
+        "Accept": "*/*"}, "headersText": f"GET / HTTP/1.1\r\nAuthorization: Basic "
+        f"{SECRET}\r\nAccept: */*\r\n\r\n"}
+    out = filter_event("Network.requestWillBeSentExtraInfo", params, NONE)
+    assert out["headers"] == {"Accept": "*/*"}
+    assert SECRET not in orjson.dumps(out).decode() and "Accept: */*" in out["headersText"]
+    request = {"request": {"url": "https://portal.example/x",
+                           "headers": {"authorization": f"Bearer {SECRET}"}}}
+    assert filter_event("Network.requestWillBeSent", request, NONE)["request"]["headers"] == {}
+    shared = CookiePolicy.from_patterns([r"portal\.example$"])
+    assert filter_event("Network.requestWillBeSent", request, shared) is None
+    assert filter_event("Network.requestWillBeSent", request, SHOP) is not None
+    mismatch = {"mismatchedHeaders": [{"headerName": "Authorization",
+                                       "initialValue": SECRET, "activationValue": "x"}]}
+    assert filter_event("Preload.prerenderStatusUpdated", mismatch, NONE) == {
+        "mismatchedHeaders": []}
+
+
+def test_the_gate_parses_an_event_whose_only_secret_is_a_credential_header() -> None:
+    # The gate skips the parser for events without "cookie" in them; an Authorization
+    # header must not ride on that shortcut.
+    gate = ClientGate(parse_config({}))
+    text = orjson.dumps({"method": "Network.requestWillBeSentExtraInfo", "params": {
+        "requestId": "1", "headers": {"AUTHORIZATION": f"Basic {SECRET}"}}}).decode()
+    assert gate.wants(text)
+    out, _ = gate.incoming(text)
+    assert SECRET not in out
+    assert gate.incoming(text.replace("AUTHORIZATION", "Accept"))[0] == text.replace(
+        "AUTHORIZATION", "Accept")

@@ -13,8 +13,12 @@ from typing import Any
 
 import pytest
 
+from ajantik_cdp.core.errors import EXIT_CHROME
 from ajantik_cdp.core.record.record_schema import BlockLine
+from ajantik_cdp.proxy import preload_watcher
+from ajantik_cdp.proxy.preloading import GET_JS, READY_JS, SET_JS, PreloadSwitchError
 from tests.conftest import GuardFactory
+from tests.support.direct_cdp import direct
 from tests.support.fresh_chrome import module_chrome
 from tests.support.site import HitSite
 
@@ -146,3 +150,91 @@ async def test_two_guards_on_one_chrome_keep_it_off_until_the_last_stops(
         "speculative loading stayed off after the last guard stopped"
     await ctx.close()
     await browser.close()
+
+
+async def _settings_tab(cdp: Any) -> tuple[str, str]:
+    target = (await cdp.send("Target.createTarget",
+                             {"url": "chrome://settings/performance"}))["targetId"]
+    sid = (await cdp.send("Target.attachToTarget", {"targetId": target,
+                                                    "flatten": True}))["sessionId"]
+    for _ in range(100):
+        got = await cdp.send("Runtime.evaluate", {"expression": READY_JS,
+                                                  "returnByValue": True}, sid)
+        if got["result"].get("value"):
+            return target, sid
+        await asyncio.sleep(0.1)
+    raise AssertionError("the settings page never offered chrome.settingsPrivate")
+
+
+async def _pref(cdp: Any, sid: str, value: int | None = None) -> Any:
+    expression = GET_JS if value is None else SET_JS.format(value=value)
+    got = await cdp.send("Runtime.evaluate", {"expression": expression,
+                                              "awaitPromise": True,
+                                              "returnByValue": True}, sid)
+    return got["result"].get("value")
+
+
+async def _prefetched(pw: Any, cdp_url: str, site: HitSite, path: str) -> bool:
+    url = _rules_page(site, "prefetch", path)
+    browser, ctx, _ = await _open(pw, cdp_url, url)
+    await site.settle(2.0)
+    await ctx.close()
+    await browser.close()
+    return bool(site.gets(path))
+
+
+async def test_preloading_turned_back_on_under_the_guard_is_noticed_and_turned_off(
+        pw: Any, chrome: Any, guard: GuardFactory, site: HitSite,
+        guard_log: list[str]) -> None:
+    """Issue 27, class 3: a person in chrome://settings, or a program on Chrome's own port,
+    turns "Preload pages" back on while the guard holds it off."""
+    g = await guard({"deny": ["denied"]})
+    watcher = g.server.guardian.preload_watch
+    async with direct(chrome.http_url) as cdp:
+        target, sid = await _settings_tab(cdp)
+        # With the watch off (the guard before issue 27): it stays on, and a denied page
+        # is prefetched through the guard.
+        await watcher.stop()
+        await _pref(cdp, sid, 0)
+        assert await _pref(cdp, sid) == 0
+        assert await _prefetched(pw, g.url, site, "/denied-watch-off"), \
+            "preloading turned back on did not prefetch the denied page (the test is void)"
+        assert await _pref(cdp, sid) == 0
+
+        # With the watch on: noticed within seconds and turned off again.
+        watcher.start()
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        for _ in range(150):  # polled: Chrome tells no one of the change
+            if await _pref(cdp, sid) == 2:
+                break
+            await asyncio.sleep(0.1)
+        took = loop.time() - began
+        assert await _pref(cdp, sid) == 2, "the guard never turned preloading off again"
+        assert watcher.switched_again == 1
+        await cdp.send("Target.closeTarget", {"targetId": target})
+    assert not await _prefetched(pw, g.url, site, "/denied-watch-on")
+    assert any("turned back on while the guard held it off" in m for m in guard_log)
+    print(f"preloading turned back on: off again after {took:.1f} s with the watch; "
+          "the denied prefetch landed 1/1 with the watch off, 0/1 with it on")
+
+
+async def test_a_guard_that_cannot_turn_it_off_again_stops(
+        chrome: Any, guard: GuardFactory, guard_log: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail closed: preloading found on and not switchable (the settings page does not
+    boot, Chrome refuses) ends the guard, as losing Chrome does."""
+    g = await guard({"deny": ["denied"]})
+
+    async def cannot(*_: Any) -> int:
+        raise PreloadSwitchError("the test's settings page did not boot")
+
+    monkeypatch.setattr(preload_watcher, "turn_off", cannot)
+    async with direct(chrome.http_url) as cdp:
+        target, sid = await _settings_tab(cdp)
+        await _pref(cdp, sid, 0)
+        await asyncio.wait_for(g.server.guardian.closed.wait(), 15)
+        await _pref(cdp, sid, 2)  # the next module's Chrome is fresh; leave this one off
+        await cdp.send("Target.closeTarget", {"targetId": target})
+    assert any("the guard stops" in m for m in guard_log)
+    assert await g.server.run_until_stopped() == EXIT_CHROME

@@ -3,7 +3,8 @@
 ``/json/version``, ``/json`` and ``/json/list``, ``/json/new`` (PUT, and GET for older
 clients), ``/json/activate/<id>``, ``/json/close/<id>`` and ``/json/protocol`` are answered
 from Chrome's, with every websocket and front-end URL rewritten to the guard's address.
-``/json/new`` opens the tab blank and navigates it once the guard holds it.
+``/json/new`` opens the tab blank and navigates it once the guard holds it; one for a
+privileged page (``core/guard/privileged_urls.py``) is refused before any tab is made.
 
 When Chrome serves only its browser websocket (``Upstream.socket_only``), the same answers
 are made from Target commands on the guard's own browser connection: ``getTargets`` for
@@ -27,6 +28,7 @@ from ajantik_cdp.core.guard.discovery import (
     origin_is_allowed,
     rewrite_addresses,
 )
+from ajantik_cdp.core.guard.privileged_urls import PRIVILEGED_REFUSAL, privileged_scheme
 from ajantik_cdp.proxy.cdp_connection import CdpError
 from ajantik_cdp.proxy.guardian import Guardian
 from ajantik_cdp.proxy.upstream import Upstream
@@ -83,6 +85,11 @@ class DiscoveryEndpoints:
 
     async def new_tab(self, request: web.Request) -> web.StreamResponse:
         url = new_tab_url(request.rel_url.raw_query_string)
+        why = privileged_scheme(url) if url != "about:blank" else None
+        if why is not None:
+            # Refused before a tab is made: an answer naming a tab would say it opened.
+            return web.Response(status=403, text="ajantik cdp refuses to open that URL: "
+                                + PRIVILEGED_REFUSAL.format(why=why))
         target_id = await self.guardian.create_tab(url, self.hold_timeout)
         targets = await self._targets()
         entry = next((t for t in targets if t.get("id") == target_id), None)

@@ -11,7 +11,8 @@ target it cannot install itself on is marked FAILED, so the client gate refuses 
 command for it; one that failed before the release stays paused.
 
 Three things the net cannot see are closed here too: speculative loads (Chrome's "Preload
-pages" is turned off while the guard runs, ``preloading.py``), service workers' navigation
+pages" is turned off while the guard runs, ``preloading.py``, and turned off again if it
+is found on, ``preload_watcher.py``), service workers' navigation
 preload (guarded documents bypass service workers), and a stopped worker's restart, which
 happens on its old session with no new attach (released on
 ``Inspector.targetReloadedAfterCrash``).
@@ -31,8 +32,8 @@ from typing import Any
 
 import aiohttp
 
-from ajantik_cdp.core.guard.client_gate import SETTINGS_REFUSAL, is_settings_url
 from ajantik_cdp.core.guard.interception import Interception
+from ajantik_cdp.core.guard.privileged_urls import PRIVILEGED_REFUSAL, privileged_scheme
 from ajantik_cdp.core.guard.targets import (
     TARGET_EVENTS,
     Target,
@@ -48,6 +49,7 @@ from ajantik_cdp.core.policy.socket_rules import socket_plan
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
 from ajantik_cdp.proxy.interceptor import Interceptor
 from ajantik_cdp.proxy.page_scripts import PageScripts
+from ajantik_cdp.proxy.preload_watcher import PreloadWatcher
 from ajantik_cdp.proxy.preloading import PreloadLease
 from ajantik_cdp.proxy.reports import Reports
 from ajantik_cdp.proxy.websocket_guard import NETWORK_ENABLE, WebSocketGuard
@@ -90,6 +92,8 @@ class Guardian:
         self._settles: dict[str, _Settle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._preloading: PreloadLease | None = None  # set once the guard holds it
+        self.preload_watch = PreloadWatcher(conn, self._session_of, self._page_sessions,
+                                            lambda: self._preloading is not None)
         self.interceptor = Interceptor(machine, conn, reports, self.spawn)
         conn.on_event = self._on_event
         conn.unread = UNREAD_EVENTS
@@ -122,6 +126,8 @@ class Guardian:
             lease = PreloadLease(browser_ws_url)
             await lease.hold(conn, guardian._session_of)
             guardian._preloading = lease
+            # And it stays off: turned back on while the guard runs, it is noticed.
+            guardian.preload_watch.start()
         except BaseException:
             await guardian.close()
             raise
@@ -134,6 +140,7 @@ class Guardian:
     async def close(self) -> None:
         # Let reports already under way (block and request lines) reach the record first:
         # a clean stop must not lose a line the guard has already decided to write.
+        await self.preload_watch.stop()  # before the lease is given back
         pending = [t for t in self._tasks if not t.done()]
         if pending:
             await asyncio.wait(pending, timeout=2.0)
@@ -154,6 +161,11 @@ class Guardian:
             return None
         return target.session_id
 
+    def _page_sessions(self) -> list[str]:
+        """The guard's sessions on guarded pages (where the preference can be read)."""
+        return [t.session_id for t in self.targets if t.target_type == "page"
+                and t.state is TargetState.GUARDED and t.session_id is not None]
+
     def spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.create_task(coro)
         self._tasks.add(task)
@@ -167,6 +179,11 @@ class Guardian:
                 log.error("internal error: %r", exc, exc_info=exc)
 
     # -- target states (read by the client gate) ----------------------------------------
+
+    def target_url(self, target_id: str) -> str:
+        """The target's URL as the guard last heard it ("" for one it does not know)."""
+        target = self.targets.live(target_id)
+        return target.url if target is not None else ""
 
     def status(self, target_id: str) -> TargetState:
         return self.targets.status(target_id)
@@ -200,6 +217,8 @@ class Guardian:
         params = msg.get("params") or {}
         if method == "Fetch.requestPaused":
             self.interceptor.on_paused(msg.get("sessionId"), params)
+        elif self.preload_watch.on_event(msg):
+            pass
         elif method in TARGET_EVENTS:
             news = self.targets.news(method, params)
             if news is not None and news.attached is not None:
@@ -337,8 +356,9 @@ class Guardian:
         state = await self.wait_settled(target_id, timeout)
         target = self.targets.live(target_id)
         shown = self.reports.redactor.url(url)  # logs mask URLs as the record does
-        if is_settings_url(url):
-            log.error("did not open %s: %s", shown, SETTINGS_REFUSAL)
+        why = privileged_scheme(url)
+        if why is not None:
+            log.error("did not open %s: %s", shown, PRIVILEGED_REFUSAL.format(why=why))
             return False
         if state is not TargetState.GUARDED or target is None or target.session_id is None:
             log.error("did not open %s in target %s: it is not guarded (%s)", shown,

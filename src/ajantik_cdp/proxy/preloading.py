@@ -13,8 +13,9 @@ It is browser-wide (every profile context) and stored in the profile: a guard th
 without restoring leaves preloading off, the safe side. Guards sharing one Chrome share the
 switch through a lease file (``core/guard/preload_lease.py`` says why): only the first opens the
 settings page to turn it off, only the last to stop turns it back on. A guard that joins
-trusts the lease that the preference is still off; a person who turns it back on in
-chrome://settings while guards run is not noticed until the last guard has stopped.
+trusts the lease that the preference is still off when it joins; while it runs it reads
+the preference every second and turns it off again if someone turned it back on
+(``preload_watcher.py``).
 
 A harness that starts one guard after another on the same Chrome (``ajantik test run``,
 the demo) holds the lease itself for the whole session (``held_off``), so each run's guard
@@ -65,10 +66,11 @@ SET_TRIES = 5
 LOCK_TIMEOUT = 60.0  # a holder turning the preference off takes seconds, under load
 
 # Run in the settings page; chrome.settingsPrivate is there once the page has booted.
-_READY = "!!(globalThis.chrome && chrome.settingsPrivate && chrome.settingsPrivate.getPref)"
-_GET = (f"new Promise(r => chrome.settingsPrivate.getPref('{PREF}', "
+# (Public: the tests turn the preference on as a person would, with the same calls.)
+READY_JS = "!!(globalThis.chrome && chrome.settingsPrivate && chrome.settingsPrivate.getPref)"
+GET_JS = (f"new Promise(r => chrome.settingsPrivate.getPref('{PREF}', "
         "p => r(p && typeof p.value === 'number' ? p.value : null)))")
-_SET = "new Promise(r => chrome.settingsPrivate.setPref('" + PREF + "', {value}, '', r))"
+SET_JS = "new Promise(r => chrome.settingsPrivate.setPref('" + PREF + "', {value}, '', r))"
 
 SessionOf = Callable[[str], Awaitable[str | None]]
 
@@ -97,7 +99,7 @@ async def _with_settings_page(conn: CdpConnection, session_of: SessionOf,
             raise PreloadSwitchError("the guard could not attach to the settings tab")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + READY_TIMEOUT
-        while not await _evaluate(conn, session_id, _READY):
+        while not await _evaluate(conn, session_id, READY_JS):
             if loop.time() > deadline:
                 raise PreloadSwitchError(f"{SETTINGS_URL} offered no chrome.settingsPrivate")
             await asyncio.sleep(0.1)
@@ -114,10 +116,10 @@ async def turn_off(conn: CdpConnection, session_of: SessionOf) -> int:
         # some hundreds read back 0 instead of 2 (a settings page still booting, by every
         # sign), which failed that guard's start.
         before = await _with_settings_page(
-            conn, session_of, f"(async () => {{ const v = await {_GET}; let now = v; "
+            conn, session_of, f"(async () => {{ const v = await {GET_JS}; let now = v; "
                               f"for (let i = 0; i < {SET_TRIES} && now !== {OFF}; i++) {{ "
                               f"if (i) await new Promise(r => setTimeout(r, 300)); "
-                              f"await {_SET.format(value=OFF)}; now = await {_GET}; }} "
+                              f"await {SET_JS.format(value=OFF)}; now = await {GET_JS}; }} "
                               f"return [v, now]; }})()")
     except (CdpError, TimeoutError, KeyError) as exc:
         raise PreloadSwitchError(str(exc) or "Chrome did not answer in time") from None
@@ -130,7 +132,7 @@ async def restore(conn: CdpConnection, session_of: SessionOf, value: int) -> Non
     if value == OFF:
         return
     try:
-        await _with_settings_page(conn, session_of, _SET.format(value=value))
+        await _with_settings_page(conn, session_of, SET_JS.format(value=value))
     except (CdpError, TimeoutError, KeyError, PreloadSwitchError) as exc:
         log.warning("could not turn Chrome's 'Preload pages' back on (%s); it stays off "
                     "in this profile (chrome://settings/performance)", exc)

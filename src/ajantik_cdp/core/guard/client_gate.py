@@ -13,13 +13,18 @@ session from the client it proxies:
   blank and asks the guard to navigate them once it holds them.
 * A client that rewrites a paused request (``Fetch.continueRequest`` with a new URL or
   method) into one the rules deny has it failed instead.
+* A navigation or new tab for one of Chrome's own privileged pages (``chrome:`` in any
+  spelling, extension pages, DevTools, ``about:`` aliases: ``core/guard/privileged_urls.py``)
+  is refused: Chrome lets a client open them, and the settings page can turn speculative
+  loading back on.
 * ``Target.exposeDevToolsProtocol`` would hand a page's own scripts a browser session that
   bypasses this gate; it is refused.
 * The person's session stays inside Chrome (``core/guard/cookie_filter.py``): the answers to a
   client's cookie reads, and the headers in Chrome's network events, come back without the
-  cookies ``share_cookies`` does not name. ``Network.loadNetworkResource`` (Chrome fetches
-  a URL with the page's cookies and hands the body to the client, outside the Fetch
-  domain's view) is refused.
+  cookies ``share_cookies`` does not name, and without the credential headers
+  (``Authorization``, ``Proxy-Authorization``) of requests to those hosts.
+  ``Network.loadNetworkResource`` (Chrome fetches a URL with the page's cookies and hands
+  the body to the client, outside the Fetch domain's view) is refused.
 
 Every client message is parsed and the gate forwards its own serialisation of what it
 checked, so a message with duplicate keys cannot mean one thing to the gate and another to
@@ -43,6 +48,12 @@ from ajantik_cdp.core.guard.cookie_filter import (
     filter_result,
 )
 from ajantik_cdp.core.guard.event_text import event_method
+from ajantik_cdp.core.guard.privileged_urls import (
+    PRIVILEGED_REFUSAL,
+    passive_command,
+    privileged_scheme,
+    shows_privileged_page,
+)
 from ajantik_cdp.core.guard.targets import CONTAINER_TYPES, TargetState
 from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.core.policy.rules import Decision, RequestFacts, decide
@@ -60,18 +71,9 @@ REFUSED_METHODS = {
 }
 
 
-def is_settings_url(url: str) -> bool:
-    """Chrome's settings page, the one place that can turn "Preload pages" back on while
-    the guard keeps it off (``about:settings`` is Chrome's alias for it)."""
-    text = url.strip().lower()
-    for scheme in ("chrome://", "about:"):
-        if text.startswith(scheme):
-            return text[len(scheme):].startswith("settings")
-    return False
-
-
-SETTINGS_REFUSAL = ("it can turn Chrome's speculative loading ('Preload pages') back on, "
-                    "which the guard keeps off while it runs")
+# Commands that open a URL in a tab as Chrome itself (browser-initiated: Chrome lets
+# them reach its own pages, which a page's script cannot).
+NAVIGATIONS = frozenset({"Target.createTarget", "Page.navigate"})
 
 
 class RouteKind(Enum):
@@ -117,6 +119,7 @@ class _Session:
 
 
 StatusLookup = Callable[[str], TargetState]
+UrlLookup = Callable[[str], str]  # a target's current URL, "" when unknown
 
 
 @dataclass
@@ -125,12 +128,18 @@ class ClientGate:
 
     config: GuardConfig
     page_target: str | None = None
+    # The guard's own view of each target's URL (Target.targetInfoChanged on its session).
+    url_of: UrlLookup = lambda _target_id: ""
     sessions: dict[str, _Session] = field(default_factory=dict)
     deferred_urls: dict[int, str] = field(default_factory=dict)
     paused: dict[tuple[str | None, str], RequestFacts] = field(default_factory=dict)
     # (sessionId, id) of the client's cookie reads still waiting for Chrome's answer, and
     # how many: a client may reuse an id, and every answer to it must be filtered.
     cookie_reads: dict[tuple[str | None, int], int] = field(default_factory=dict)
+    # (sessionId, id) of the client's Page.getNavigationHistory calls still unanswered,
+    # and the URL of every history entry an answer named, by (sessionId, entry id).
+    history_reads: set[tuple[str | None, int]] = field(default_factory=set)
+    history: dict[tuple[str | None, int], tuple[str, ...]] = field(default_factory=dict)
     cookies: CookiePolicy = field(init=False)
 
     def __post_init__(self) -> None:
@@ -181,6 +190,15 @@ class ClientGate:
             if state in (TargetState.PENDING, TargetState.UNKNOWN):
                 return Route(RouteKind.HOLD, target_id=target_id)
 
+        if target_id is not None and target_type not in CONTAINER_TYPES:
+            shown = shows_privileged_page(self.url_of(target_id))
+            if shown is not None and not passive_command(method, msg.get("params")):
+                # One of Chrome's own pages (a settings tab the person has open, an
+                # extension's worker or page): its powers are out of the rules' reach.
+                return Route(RouteKind.REPLY, _error(
+                    msg_id, session_id, -32000, f"ajantik cdp refuses {method} on target "
+                    f"{target_id}: " + PRIVILEGED_REFUSAL.format(why=shown)))
+
         params = msg.get("params")
         if params is not None and not isinstance(params, dict):
             return Route(
@@ -195,11 +213,24 @@ class ClientGate:
                 _error(msg_id, session_id, -32000, f"ajantik cdp refuses {method}: {refused}"),
             )
 
-        if method in ("Target.createTarget", "Page.navigate") and \
-                is_settings_url(str(params.get("url", ""))):
-            return Route(RouteKind.REPLY, _error(
-                msg_id, session_id, -32000,
-                f"ajantik cdp refuses to open {params.get('url')}: {SETTINGS_REFUSAL}"))
+        if method in NAVIGATIONS:
+            url = params.get("url")
+            # createTarget without a URL (or with "") opens about:blank.
+            why = privileged_scheme(url) if isinstance(url, str) and (
+                method == "Page.navigate" or url not in BLANK_URLS) else None
+            if method == "Page.navigate" and not isinstance(url, str):
+                why = "no URL"
+            if why is not None:
+                return Route(RouteKind.REPLY, _error(
+                    msg_id, session_id, -32000, f"ajantik cdp refuses to open {url!r}: "
+                    + PRIVILEGED_REFUSAL.format(why=why)))
+        if method == "Page.navigateToHistoryEntry":
+            why = self._history_refusal(session_id, params.get("entryId"))
+            if why is not None:
+                return Route(RouteKind.REPLY, _error(
+                    msg_id, session_id, -32000, f"ajantik cdp refuses {method}: {why}"))
+        if method == "Page.getNavigationHistory":
+            self.history_reads.add((session_id, msg_id))
         if method in COOKIE_READS and not self.cookies.share_all:
             key = (session_id, msg_id)
             self.cookie_reads[key] = self.cookie_reads.get(key, 0) + 1
@@ -261,6 +292,22 @@ class ClientGate:
         return Route(RouteKind.FORWARD, _dumps(outer), routed.target_id, routed.blocked,
                      command=forwarded)
 
+    def _history_refusal(self, session_id: str | None, entry_id: Any) -> str | None:
+        """A history navigation goes where its entry says, which may be a privileged page
+        the tab showed before (the gate never saw it opened): decided on the URL an
+        earlier Page.getNavigationHistory answer gave for the entry, and refused for an
+        entry no answer named (Playwright and Puppeteer always ask first)."""
+        urls = self.history.get((session_id, entry_id)) if isinstance(entry_id, int) \
+            else None
+        if urls is None:
+            return ("the guard does not know where that entry leads (ask "
+                    "Page.getNavigationHistory on this session first)")
+        for url in urls:
+            why = privileged_scheme(url)
+            if why is not None:
+                return f"{url!r}: " + PRIVILEGED_REFUSAL.format(why=why)
+        return None
+
     def _target_of(self, session_id: str | None) -> tuple[str | None, str | None]:
         if session_id is None:
             if self.page_target is not None:
@@ -307,15 +354,19 @@ class ClientGate:
             return method in _GATE_EVENTS or (method in COOKIE_EVENTS
                                               and self._may_carry_cookies(text))
         if text.startswith('{"id":'):
-            return bool(self.deferred_urls or self.cookie_reads)
+            return bool(self.deferred_urls or self.cookie_reads or self.history_reads)
         return True
 
     def _may_carry_cookies(self, text: str) -> bool:
         # Every place a cookie value can sit is named "cookie" in some case (a Cookie or
-        # Set-Cookie header, raw header text, associatedCookies, cookieLine), and Chrome
-        # never escapes ASCII letters: most network events skip the parser and the walk.
-        # (lower() then ``in`` measured ten times faster than a case-blind regex.)
-        return not self.cookies.share_all and "cookie" in text.lower()
+        # Set-Cookie header, raw header text, associatedCookies, cookieLine), every
+        # credential header "authorization" (Authorization, Proxy-Authorization), and
+        # Chrome never escapes ASCII letters: most network events skip the parser and the
+        # walk. (lower() then ``in`` measured ten times faster than a case-blind regex.)
+        if self.cookies.share_all:
+            return False
+        low = text.lower()
+        return "cookie" in low or "authorization" in low
 
     def incoming(self, text: str) -> tuple[str, list[NavigateWhenGuarded]]:
         """What the client receives for Chrome's ``text``, and navigations to start."""
@@ -404,12 +455,31 @@ class ClientGate:
                     )
                 except (orjson.JSONDecodeError, TypeError):
                     return []
+        elif "id" in msg and (msg.get("sessionId"), msg["id"]) in self.history_reads:
+            self._learn_history(msg)
         elif "id" in msg and msg["id"] in self.deferred_urls:
             url = self.deferred_urls.pop(msg["id"])
             target_id = (msg.get("result") or {}).get("targetId")
             if isinstance(target_id, str):
                 return [NavigateWhenGuarded(target_id, url)]
         return []
+
+
+    def _learn_history(self, msg: dict[str, Any]) -> None:
+        session_id = msg.get("sessionId")
+        result = msg.get("result")
+        if not isinstance(result, dict):
+            # An error, or another command's answer under a reused id: keep waiting.
+            if "error" in msg:
+                self.history_reads.discard((session_id, msg["id"]))
+            return
+        self.history_reads.discard((session_id, msg["id"]))
+        entries = result.get("entries")
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and isinstance(entry.get("id"), int):
+                self.history[(session_id, entry["id"])] = tuple(
+                    str(entry.get(k)) for k in ("url", "userTypedURL")
+                    if isinstance(entry.get(k), str))
 
 
 _GATE_EVENTS = frozenset({

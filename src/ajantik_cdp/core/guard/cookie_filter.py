@@ -10,6 +10,14 @@ Entries are removed, never blanked: a client that writes back what it read (a sa
 storage state, Playwright's cookie jar) would overwrite the real session with an empty
 value and log the person out.
 
+The session can sit in a header of its own too: for a portal behind HTTP authentication
+(Basic, Digest, NTLM, Negotiate) or a proxy that asks for it, Chrome adds
+``Authorization`` / ``Proxy-Authorization`` from its credential cache to every request,
+and the raw request headers it reports (``Network.requestWillBeSentExtraInfo``, raw header
+text) carry them; a Basic header is the password itself, replayable from anywhere
+(measured on Chrome 156). So these headers are withheld everywhere the cookie headers
+are, for every URL whose cookies are withheld.
+
 ``share_cookies`` in the config hands cookies of matching domains to clients; ``*`` hands
 all of them out (the explicit opt-out). Where Chrome reports a header without saying which
 domain its cookies belong to, a pair or line is kept only when every domain it could belong
@@ -55,6 +63,10 @@ _HEADER_KEYS = frozenset({"headers", "requestHeaders", "responseHeaders"})
 _TEXT_KEYS = frozenset({"headersText", "requestHeadersText"})
 _COOKIE_ENTRY_KEYS = frozenset({"associatedCookies", "blockedCookies", "exemptedCookies"})
 _COOKIE_HEADERS = frozenset({"cookie", "set-cookie", "set-cookie2"})
+# Headers that carry the person's credentials for HTTP authentication; a page's own
+# ``fetch`` may set Authorization as well, and is withheld alike (the filter cannot tell).
+CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization"})
+_WITHHELD_HEADERS = _COOKIE_HEADERS | CREDENTIAL_HEADERS
 _DOMAIN_ATTR = re.compile(r";\s*domain\s*=\s*([^;]*)", re.IGNORECASE)
 
 
@@ -110,7 +122,8 @@ def filter_result(result: Any, policy: CookiePolicy) -> Any | None:
 
 
 def filter_event(method: str, params: Any, policy: CookiePolicy) -> Any | None:
-    """An event's parameters with withheld cookies removed; None when nothing changed."""
+    """An event's parameters with withheld cookies and credential headers removed; None
+    when nothing changed."""
     if method not in COOKIE_EVENTS or policy.share_all or not isinstance(params, dict):
         return None
     out = _walk(params, None, None, policy)
@@ -150,7 +163,7 @@ def _walk(value: Any, url: str | None, shared_pairs: frozenset[tuple[str, str]] 
         elif key == "mismatchedHeaders" and isinstance(item, list):
             out[key] = [h for h in item if policy.share_all or not (
                 isinstance(h, dict) and str(h.get("headerName", "")).strip().lower()
-                in _COOKIE_HEADERS)]
+                in _WITHHELD_HEADERS)]
         elif key in _HEADER_KEYS:
             out[key] = _headers(item, url, shared_pairs, policy)
         elif key in _TEXT_KEYS and isinstance(item, str):
@@ -190,6 +203,9 @@ def _header_value(name: str, value: Any, url: str | None,
                   policy: CookiePolicy) -> Any | None:
     """The header's value with withheld cookies removed; None drops the header."""
     lname = name.strip().lower()
+    if lname in CREDENTIAL_HEADERS:
+        # Shared only where the request's host and every parent domain are shared.
+        return value if policy.shares_url(url) else None
     if lname not in _COOKIE_HEADERS:
         return value
     if not isinstance(value, str):
