@@ -35,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from ajantik_cdp.core.guard.browser_permissions import permission_refusal
 from ajantik_cdp.core.guard.cookie_filter import (
     COOKIE_EVENTS,
     COOKIE_READS,
@@ -188,7 +189,7 @@ class ClientGate:
             )
         params = params or {}
 
-        refused = REFUSED_METHODS.get(method)
+        refused = REFUSED_METHODS.get(method) or permission_refusal(method, params)
         if refused:
             return Route(
                 RouteKind.REPLY,
