@@ -7,14 +7,15 @@ pauses them. One permission gates several of them in Chrome's own machinery:
 * ``background-sync``: a page registers a sync (``registration.sync.register``) and
   Chrome wakes its service worker later to send what it queued, again and again after a
   failure (with backoff), so a write the net failed is retried, possibly after the guard
-  has stopped. Chrome also gates its Reporting API and Network Error Logging uploads on
-  this permission for the report's origin (``StoragePartitionImpl::
-  OnCanSendReportingReports`` in Chromium's source): reports go out from the network
-  service, outside Fetch.
+  has stopped. Chrome also uploads Reporting API and Network Error Logging reports (from
+  the network service, outside Fetch) only for a report whose origin has this permission
+  (measured on Chromium 156: tests/guard/test_report_uploads.py).
 * ``periodic-background-sync``: the same, on a timer.
 
 Denied with ``Browser.setPermission`` (measured on Chromium 156: ``sync.register`` then
-rejects with NotAllowedError). A client that sets either back, grants it, or resets the
+rejects with NotAllowedError, and no report is uploaded). The override lasts as long as
+the guard's connection: Chrome drops it when that closes, so the person's Chrome gets
+the permission back when the guard stops. A client that sets either back, grants it, or resets the
 overrides would lift the guard's denial; those commands are refused.
 """
 
