@@ -18,6 +18,7 @@ import hashlib
 import ipaddress
 import ssl
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +72,10 @@ class TlsHitSite(HitSite):
 
     cert: LoopbackCert | None = None
     page_headers: dict[str, dict[str, str]] = field(default_factory=dict)
+    # A test's own answers, by path prefix (set any time: the catch-all looks them up);
+    # each hit is logged like any other.
+    answers: dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]] = \
+        field(default_factory=dict)
 
     @property
     def a(self) -> str:
@@ -84,7 +89,7 @@ class TlsHitSite(HitSite):
         assert self.cert is not None
         app = web.Application()
         app.router.add_route("*", "/page/{name}", self._page)
-        app.router.add_route("*", "/{tail:.*}", self._hit)
+        app.router.add_route("*", "/{tail:.*}", self._answer)
         self.runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self.runner.setup()
         first = web.TCPSite(self.runner, "127.0.0.1", 0, ssl_context=self.cert.context)
@@ -104,3 +109,11 @@ class TlsHitSite(HitSite):
         headers = {k: self._render(v) for k, v in self.page_headers.get(name, {}).items()}
         return web.Response(text=self._render(html), content_type="text/html",
                             headers=headers)
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
+        for prefix, answer in self.answers.items():
+            if request.path.startswith(prefix):
+                self.hits.append(Hit(request.method, request.host, request.path,
+                                     await request.read()))
+                return await answer(request)
+        return await self._hit(request)

@@ -9,7 +9,7 @@ pauses them. One permission gates several of them in Chrome's own machinery:
   failure (with backoff), so a write the net failed is retried, possibly after the guard
   has stopped. Chrome also uploads Reporting API and Network Error Logging reports (from
   the network service, outside Fetch) only for a report whose origin has this permission
-  (measured on Chromium 156: tests/guard/test_report_uploads.py).
+  (measured on Chromium 156: tests/guard/test_https_channels.py).
 * ``periodic-background-sync``: the same, on a timer.
 
 Denied with ``Browser.setPermission`` (measured on Chromium 156: ``sync.register`` then
