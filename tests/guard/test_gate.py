@@ -32,10 +32,11 @@ SLOW = 1.5
 def slow_install(monkeypatch: pytest.MonkeyPatch, seconds: float = SLOW) -> None:
     original = Guardian._install
 
-    async def delayed(self: Guardian, target: Target, waiting: bool) -> None:
+    async def delayed(self: Guardian, target: Target, waiting: bool,
+                      context_id: str | None = None) -> None:
         if target.target_type == "page" and waiting:
             await asyncio.sleep(seconds)
-        await original(self, target, waiting)
+        await original(self, target, waiting, context_id)
 
     monkeypatch.setattr(Guardian, "_install", delayed)
 
@@ -114,7 +115,8 @@ async def test_without_the_gate_the_net_still_stops_a_denied_popup_load(
 
 async def test_a_target_the_guard_cannot_guard_is_never_released(
         chrome: Any, guard: GuardFactory, site: HitSite, monkeypatch: pytest.MonkeyPatch) -> None:
-    async def broken(self: Guardian, target: Target, waiting: bool) -> None:
+    async def broken(self: Guardian, target: Target, waiting: bool,
+                     context_id: str | None = None) -> None:
         self._settle(target, TargetState.FAILED)  # as if Fetch.enable had failed
 
     g = await guard({"deny": ["denied"]})

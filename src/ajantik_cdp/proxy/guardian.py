@@ -32,6 +32,7 @@ from typing import Any
 
 import aiohttp
 
+from ajantik_cdp.core.guard.browser_permissions import DeniedContexts
 from ajantik_cdp.core.guard.interception import Interception
 from ajantik_cdp.core.guard.privileged_urls import PRIVILEGED_REFUSAL, privileged_scheme
 from ajantik_cdp.core.guard.targets import (
@@ -94,6 +95,7 @@ class Guardian:
         self._preloading: PreloadLease | None = None  # set once the guard holds it
         self.preload_watch = PreloadWatcher(conn, self._session_of, self._page_sessions,
                                             lambda: self._preloading is not None)
+        self.denied_contexts = DeniedContexts()
         self.interceptor = Interceptor(machine, conn, reports, self.spawn)
         conn.on_event = self._on_event
         conn.unread = UNREAD_EVENTS
@@ -116,6 +118,13 @@ class Guardian:
             # undecided, whatever is attached or released later.
             await conn.send("Fetch.enable", {"patterns": fetch_patterns(),
                                              "handleAuthRequests": False})
+            # Permissions whose channels leave from Chrome's own process
+            # (core/guard/browser_permissions.py): denied in every context that exists,
+            # and in each new one before its first target is released (``_install``).
+            contexts = await conn.send("Target.getBrowserContexts")
+            for context_id in [None, *contexts.get("browserContextIds", [])]:
+                for method, params in guardian.denied_contexts.needed(context_id):
+                    await conn.send(method, params)
             await conn.send("Target.setDiscoverTargets", {"discover": True})
             # Chrome sends attachedToTarget for every existing target before it answers.
             await conn.send("Target.setAutoAttach", AUTO_ATTACH)
@@ -222,7 +231,10 @@ class Guardian:
         elif method in TARGET_EVENTS:
             news = self.targets.news(method, params)
             if news is not None and news.attached is not None:
-                self.spawn(self._install(news.attached, news.waiting))
+                info = params.get("targetInfo") or {}
+                context_id = info.get("browserContextId") if isinstance(info, dict) else None
+                self.spawn(self._install(news.attached, news.waiting,
+                                         context_id if isinstance(context_id, str) else None))
             elif news is not None and news.gone is not None:
                 self._wake(news.gone)
         elif method == "Inspector.targetCrashed":
@@ -248,7 +260,8 @@ class Guardian:
             if target is not None and not self.sockets.on_binding(target, params):
                 self.scripts.on_binding(target, params)
 
-    async def _install(self, target: Target, waiting: bool) -> None:
+    async def _install(self, target: Target, waiting: bool,
+                       context_id: str | None = None) -> None:
         conn = self.conn
         sid = target.session_id
         assert sid is not None
@@ -264,7 +277,8 @@ class Guardian:
         # form target=_blank): awaiting a renderer-side step before the release deadlocks.
         # So all are queued now, in order (Chrome applies them before the first document),
         # the browser-side ones are awaited, the target released, then the rest awaited.
-        browser_side = []
+        browser_side = [(method, conn.start(method, params, None)) for method, params
+                        in self.denied_contexts.needed(context_id)]
         if plan.join_net:
             browser_side.append(("Fetch.enable", conn.start(
                 "Fetch.enable", {"patterns": [], "handleAuthRequests": False}, sid)))

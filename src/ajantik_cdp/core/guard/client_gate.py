@@ -40,6 +40,7 @@ from typing import Any
 
 import orjson
 
+from ajantik_cdp.core.guard.browser_permissions import permission_refusal
 from ajantik_cdp.core.guard.cookie_filter import (
     COOKIE_EVENTS,
     COOKIE_READS,
@@ -48,6 +49,7 @@ from ajantik_cdp.core.guard.cookie_filter import (
     filter_result,
 )
 from ajantik_cdp.core.guard.event_text import event_method
+from ajantik_cdp.core.guard.fedcm import dialog_providers, selection_refusal
 from ajantik_cdp.core.guard.privileged_urls import (
     PRIVILEGED_REFUSAL,
     passive_command,
@@ -133,6 +135,8 @@ class ClientGate:
     sessions: dict[str, _Session] = field(default_factory=dict)
     deferred_urls: dict[int, str] = field(default_factory=dict)
     paused: dict[tuple[str | None, str], RequestFacts] = field(default_factory=dict)
+    # FedCM account choosers Chrome showed, by dialog id: each account's provider.
+    fedcm_dialogs: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # (sessionId, id) of the client's cookie reads still waiting for Chrome's answer, and
     # how many: a client may reuse an id, and every answer to it must be filtered.
     cookie_reads: dict[tuple[str | None, int], int] = field(default_factory=dict)
@@ -206,7 +210,11 @@ class ClientGate:
             )
         params = params or {}
 
-        refused = REFUSED_METHODS.get(method)
+        refused = REFUSED_METHODS.get(method) or permission_refusal(method, params)
+        if method == "FedCm.selectAccount" and not refused:
+            refused = selection_refusal(self.config,
+                                        self.fedcm_dialogs.get(str(params.get("dialogId"))),
+                                        params)
         if refused:
             return Route(
                 RouteKind.REPLY,
@@ -446,6 +454,12 @@ class ClientGate:
                     url=str(req.get("url", "")),
                     resource_type=str(params.get("resourceType", "Other")),
                 )
+        elif method == "FedCm.dialogShown":
+            dialog = params.get("dialogId")
+            if isinstance(dialog, str):
+                self.fedcm_dialogs[dialog] = dialog_providers(params)
+                while len(self.fedcm_dialogs) > FEDCM_DIALOGS_KEPT:
+                    del self.fedcm_dialogs[next(iter(self.fedcm_dialogs))]
         elif method == "Target.receivedMessageFromTarget":
             inner_text = params.get("message")
             if isinstance(inner_text, str):
@@ -487,7 +501,9 @@ _GATE_EVENTS = frozenset({
     "Target.detachedFromTarget",
     "Target.receivedMessageFromTarget",
     "Fetch.requestPaused",
+    "FedCm.dialogShown",
 })
+FEDCM_DIALOGS_KEPT = 64  # a client answers a chooser soon after it shows
 
 
 def _dumps(msg: Any) -> str:
