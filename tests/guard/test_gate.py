@@ -162,11 +162,12 @@ async def test_a_target_the_gate_holds_never_holds_another_targets_commands(
     armed: list[bool] = []
     original = Guardian._install
 
-    async def delayed(self: Guardian, target: Target, waiting: bool) -> None:
+    async def delayed(self: Guardian, target: Target, waiting: bool,
+                      context_id: str | None = None) -> None:
         if target.target_type == "page" and armed:
             armed.clear()
             await asyncio.sleep(HELD)
-        await original(self, target, waiting)
+        await original(self, target, waiting, context_id)
 
     monkeypatch.setattr(Guardian, "_install", delayed)
     g = await guard({"deny": ["denied"]})
