@@ -20,7 +20,7 @@ from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.browser
 
-DENY_CLICKS = ["proceed to submission", "^pay now$"]
+DENY_CLICKS = ["proceed to submission", "^pay now$", "^zahlung abschließen$"]
 
 pytestmark = pytest.mark.browser
 
@@ -103,6 +103,11 @@ PRESSES = [
           "Proceed to submission"),
     Press("<area alt> of an image map", lambda p: click_image_map(p, 20), "pressed-area",
           "Proceed to submission"),
+    # Issue 27: names compared under full case folding (core/policy/name_folding.py).
+    Press("dotted capital I (İ)", lambda p: p.click("#turkish", timeout=5000),
+          "pressed-turkish", "PROCEED TO SUBM\u0130SS\u0130ON"),
+    Press("SS for a pattern's ß", lambda p: p.click("#sharp", timeout=5000),
+          "pressed-sharp", "ZAHLUNG ABSCHLIESSEN"),
 ]
 
 

@@ -8,14 +8,17 @@
 //
 // The guard fills in the patterns, the binding's name and click_labels.js (see
 // page_scripts.py).
-(function (patterns, bindingName) {
+(function (patterns, bindingName, foldTable) {
   "use strict";
   __AJANTIK_LABELS__
+  __AJANTIK_FOLD__
 
   if (window.__ajantikDenyClicks) return;
   Object.defineProperty(window, "__ajantikDenyClicks", { value: true });
 
-  const rules = patterns.map((p, i) => ({ index: i, source: p, re: new RegExp(p, "iu") }));
+  // Each pattern arrives folded (name_folding.py's fold_pattern) and meets folded labels.
+  const fold = ajantikFold(foldTable);
+  const rules = patterns.map((p, i) => ({ index: i, re: new RegExp(p, "iu") }));
   const report = window[bindingName];
   delete window[bindingName];
 
@@ -29,9 +32,10 @@
 
   function match(el) {
     const labels = labelsOf(el);
+    const folded = labels.map(fold);
     for (const rule of rules) {
-      for (const label of labels) {
-        if (rule.re.test(label)) return { rule, label };
+      for (let i = 0; i < labels.length; i++) {
+        if (rule.re.test(folded[i])) return { rule, label: labels[i] };
       }
     }
     return null;
@@ -42,7 +46,7 @@
     if (event.cancelable) event.preventDefault();
     try {
       report(JSON.stringify({
-        rule: found.rule.index, pattern: found.rule.source, label: found.label,
+        rule: found.rule.index, label: found.label,
         event: event.type, url: location.href, trusted: event.isTrusted,
       }));
     } catch (e) { /* the guard is gone; the press is still swallowed */ }
@@ -79,4 +83,4 @@
   // Chrome 156). It also empties the document, which a MutationObserver (not a listener,
   // so it survives) sees: put the listeners back.
   new MutationObserver(listen).observe(document, { childList: true });
-})(__AJANTIK_PATTERNS__, __AJANTIK_BINDING__);
+})(__AJANTIK_PATTERNS__, __AJANTIK_BINDING__, __AJANTIK_FOLD_TABLE__);

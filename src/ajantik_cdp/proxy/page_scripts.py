@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ajantik_cdp.core.guard.targets import Target
+from ajantik_cdp.core.policy.name_folding import fold_pattern, fold_table
 from ajantik_cdp.proxy.cdp_connection import CdpConnection
 
 if TYPE_CHECKING:
@@ -31,10 +32,14 @@ class PageScripts:
         if deny_clicks:
             here = resources.files("ajantik_cdp.proxy")
             labels = here.joinpath("click_labels.js").read_text(encoding="utf-8")
+            folding = here.joinpath("name_folding.js").read_text(encoding="utf-8")
+            folded = [fold_pattern(p) for p in deny_clicks]
             self.source = (
                 here.joinpath("deny_clicks.js").read_text(encoding="utf-8")
                 .replace("__AJANTIK_LABELS__", labels)
-                .replace("__AJANTIK_PATTERNS__", orjson.dumps(list(deny_clicks)).decode())
+                .replace("__AJANTIK_FOLD__", folding)
+                .replace("__AJANTIK_FOLD_TABLE__", orjson.dumps(fold_table()).decode())
+                .replace("__AJANTIK_PATTERNS__", orjson.dumps(folded).decode())
                 .replace("__AJANTIK_BINDING__", orjson.dumps(BINDING).decode())
             )
 
