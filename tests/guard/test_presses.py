@@ -8,10 +8,13 @@ import contextlib
 from typing import Any
 
 import pytest
+import websockets
 
 from ajantik_cdp.core.record.record_schema import BlockLine
 from tests.conftest import GuardFactory
+from tests.support.direct_cdp import DirectCdp
 from tests.support.site import HitSite
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.browser
 
@@ -124,3 +127,121 @@ async def test_keys_without_a_key_name_land_without_the_guard_and_are_swallowed_
     blocks = [b for b in g.lines() if isinstance(b, BlockLine) and b.source == "click"]
     assert {b.event for b in blocks} >= {"keydown", "keypress", "keyup"}
     assert all(b.label == "Proceed to submission" for b in blocks)
+
+
+# -- JavaScript dialogs -----------------------------------------------------------------
+
+DIALOG_PAGE = """<!doctype html><meta charset="utf-8"><title>dialogs</title>
+<script>
+function pressed(name) { navigator.sendBeacon('/hit/pressed-' + name, name); }
+function ask(name, message) {
+  pressed((confirm(message) ? 'accepted-' : 'dismissed-') + name);
+}
+function askPrompt(name, message) {
+  const answer = prompt(message, '');
+  pressed((answer !== null ? 'accepted-' : 'dismissed-') + name);
+}
+</script>
+<button id="go" onclick="ask('click', 'Proceed to submission?')">Next</button>
+<button id="save" onclick="ask('save', 'Save draft?')">Save</button>
+"""
+
+# (name, how the page opens the dialog): each opens one the rules deny, except "save".
+DIALOGS = {
+    "click": "document.getElementById('go').click()",
+    "folded": "ask('folded', 'PROCEED TO SUBM\\u0130SS\\u0130ON?')",
+    "prompt": "askPrompt('prompt', 'Proceed to submission? Type YES')",
+    "timer": "setTimeout(() => ask('timer', 'Really proceed to submission?'), 0)",
+    "save": "document.getElementById('save').click()",
+}
+
+
+async def _accept_dialogs(pw: Any, cdp_url: str, url: str) -> dict[str, str]:
+    """Every dialog accepted three ways: Playwright's dialog.accept(), a raw client's
+    Page.handleJavaScriptDialog on a session of its own, and the same on a page link
+    (/devtools/page/ID, no session ids). Returns what each accept was answered (an
+    error's message, or "ok"). (A client that never enabled Page cannot accept: Chrome
+    answers "No dialog is showing".)"""
+    browser = await pw.chromium.connect_over_cdp(cdp_url)
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.goto(url)
+    answers: dict[str, str] = {}
+    shown: list[Any] = []
+
+    async def playwright_accept(dialog: Any) -> None:
+        shown.append(dialog)
+
+    page.on("dialog", playwright_accept)  # Playwright then leaves dialogs to us
+    raw = await ctx.new_cdp_session(page)
+    await raw.send("Page.enable")
+    target_id = (await raw.send("Target.getTargetInfo"))["targetInfo"]["targetId"]
+    link_url = cdp_url.replace("http://", "ws://") + f"/devtools/page/{target_id}"
+    async with websockets.connect(link_url, max_size=None, compression=None) as ws:
+        link = DirectCdp(ws)
+        await link.send("Page.enable")
+        try:
+            await _each_dialog(page, raw, link, shown, answers)
+        finally:
+            link._reader.cancel()
+    await page.evaluate("pressed('done')")
+    with contextlib.suppress(Exception):
+        await ctx.close()
+    await browser.close()
+    return answers
+
+
+async def _each_dialog(page: Any, raw: Any, link: DirectCdp, shown: list[Any],
+                       answers: dict[str, str]) -> None:
+    for how in ("playwright", "raw", "page-link"):
+        for name, opener in DIALOGS.items():
+            variant = f"{how}-{name}"
+            shown.clear()
+            await page.evaluate(f"setTimeout(() => {{ {opener}; }}, 0)")
+            await eventually(lambda: shown)
+            try:
+                if how == "playwright":
+                    await shown[0].accept("YES")
+                elif how == "raw":
+                    await raw.send("Page.handleJavaScriptDialog",
+                                   {"accept": True, "promptText": "YES"})
+                else:
+                    await link.send("Page.handleJavaScriptDialog",
+                                    {"accept": True, "promptText": "YES"})
+                answers[variant] = "ok"
+            except Exception as exc:  # the guard's refusal
+                answers[variant] = str(exc)
+                # The page goes on only once the dialog is dismissed.
+                await raw.send("Page.handleJavaScriptDialog", {"accept": False})
+
+
+def _accepted(site: HitSite) -> set[str]:
+    return {h.path.removeprefix("/hit/pressed-accepted-") for h in site.hits
+            if h.path.startswith("/hit/pressed-accepted-")}
+
+
+async def test_accepting_a_denied_dialog_lands_without_the_guard_and_is_refused_with_it(
+        pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
+    url = site.page("dialogs", DIALOG_PAGE)
+    answers = await _accept_dialogs(pw, chrome.http_url, url)
+    assert set(answers.values()) == {"ok"}
+    # The page's own reaction names the dialog only (each kind of accept is one press).
+    assert await site.wait_for(lambda: _accepted(site) == set(DIALOGS)), _accepted(site)
+    assert len(site.writes("pressed-accepted-")) == 3 * len(DIALOGS)
+
+    site.hits.clear()
+    g = await guard({"deny_clicks": DENY_CLICKS})
+    answers = await _accept_dialogs(pw, g.url, url)
+    assert await site.wait_for(lambda: site.writes("pressed-done"))
+    await site.settle(0.3)
+    # The allowed dialog is accepted all three ways; every denied one is refused.
+    assert _accepted(site) == {"save"}
+    assert len(site.writes("pressed-accepted-save")) == 3
+    refused = {v for v, a in answers.items() if "refuses to accept" in a}
+    assert refused == {v for v in answers if not v.endswith("-save")}, answers
+    assert len(site.writes("pressed-dismissed-")) == len(refused)
+    blocks = [b for b in g.lines() if isinstance(b, BlockLine) and b.source == "click"]
+    assert len(blocks) == len(refused)
+    assert {b.event for b in blocks} == {"confirm accept", "prompt accept"}
+    assert all(b.rule == "deny_clicks[0] 'proceed to submission'" and b.frame_url
+               for b in blocks)

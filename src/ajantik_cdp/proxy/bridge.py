@@ -133,6 +133,9 @@ class ClientLink:
                 self.reports.client_block(b.session_id, b.target_id, b.facts, b.decision)
         else:
             await self.client.send_str(route.text)
+            if route.refused_dialog is not None:
+                self.reports.dialog_block(route.refused_dialog,
+                                          self.guardian.targets.get(route.refused_dialog.target_id))
 
     async def _chrome_to_client(self) -> None:
         async for frame in self.upstream:

@@ -31,7 +31,8 @@ from typing import Any
 
 import aiohttp
 
-from ajantik_cdp.core.guard.client_gate import SETTINGS_REFUSAL, is_settings_url
+from ajantik_cdp.core.guard.client_gate import DIALOG_EVENTS, SETTINGS_REFUSAL, is_settings_url
+from ajantik_cdp.core.guard.dialog_presses import OpenDialogs
 from ajantik_cdp.core.guard.interception import Interception
 from ajantik_cdp.core.guard.targets import (
     TARGET_EVENTS,
@@ -87,6 +88,9 @@ class Guardian:
         self.reports = reports
         self.scripts = scripts
         self.sockets = WebSocketGuard(socket_plan(machine.config), reports)
+        # Dialogs open on guarded pages, from the guard's own Page events (Page is enabled
+        # on its sessions wherever deny_clicks is set): the gate judges a client's accept.
+        self.dialogs = OpenDialogs()
         self._settles: dict[str, _Settle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._preloading: PreloadLease | None = None  # set once the guard holds it
@@ -206,6 +210,10 @@ class Guardian:
                 self.spawn(self._install(news.attached, news.waiting))
             elif news is not None and news.gone is not None:
                 self._wake(news.gone)
+                self.dialogs.gone(news.gone)
+        elif method in DIALOG_EVENTS:
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            self.dialogs.event(target.target_id if target else None, method, params)
         elif method == "Inspector.targetCrashed":
             # A worker that stopped (idle, or ServiceWorker.stopAllWorkers): its session
             # stays, and it starts again on it, waiting for the debugger.

@@ -14,6 +14,7 @@ from typing import Any
 
 from ajantik_cdp import __version__
 from ajantik_cdp.core.guard.client_actions import ClientActions
+from ajantik_cdp.core.guard.dialog_presses import RefusedDialog
 from ajantik_cdp.core.guard.interception import ReportBlock, ReportRequest
 from ajantik_cdp.core.guard.targets import Target
 from ajantik_cdp.core.policy.config import GuardConfig
@@ -87,6 +88,20 @@ class Reports:
                 target_id=target.target_id, target_type=target.target_type,
                 frame_url=self.redactor.url(target.url), method="GET", url=shown,
                 resource_type="WebSocket",
+            ))
+
+    def dialog_block(self, refused: RefusedDialog, target: Target | None) -> None:
+        """A client's accept of a dialog deny_clicks denies, refused by the gate."""
+        dialog = refused.dialog
+        log.warning("BLOCKED %s on %r (%s) in %s", refused.event, dialog.message[:500],
+                    refused.rule, self.redactor.url(dialog.url))
+        if self.writer:
+            self.writer.write(BlockLine(
+                seq=self._seq(), source="click", reason="deny_clicks", rule=refused.rule,
+                target_id=refused.target_id,
+                target_type=target.target_type if target is not None else "page",
+                frame_url=self.redactor.url(dialog.url), label=dialog.message[:500],
+                event=refused.event,
             ))
 
     def client_block(self, session_id: str | None, target_id: str | None, facts: RequestFacts,

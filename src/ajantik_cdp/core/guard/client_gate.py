@@ -20,6 +20,9 @@ session from the client it proxies:
   cookies ``share_cookies`` does not name. ``Network.loadNetworkResource`` (Chrome fetches
   a URL with the page's cookies and hands the body to the client, outside the Fetch
   domain's view) is refused.
+* Accepting a JavaScript dialog (``Page.handleJavaScriptDialog``) is a press on a control
+  named by the dialog's message, judged by ``deny_clicks`` (``core/guard/dialog_presses.py``):
+  a denied accept is answered with an error and never reaches Chrome.
 
 Every client message is parsed and the gate forwards its own serialisation of what it
 checked, so a message with duplicate keys cannot mean one thing to the gate and another to
@@ -41,6 +44,12 @@ from ajantik_cdp.core.guard.cookie_filter import (
     CookiePolicy,
     filter_event,
     filter_result,
+)
+from ajantik_cdp.core.guard.dialog_presses import (
+    OpenDialog,
+    OpenDialogs,
+    RefusedDialog,
+    denied_accept,
 )
 from ajantik_cdp.core.guard.event_text import event_method
 from ajantik_cdp.core.guard.targets import CONTAINER_TYPES, TargetState
@@ -100,6 +109,8 @@ class Route:
     # line does not parse every command a second time; for a command wrapped in
     # Target.sendMessageToTarget, the inner one, which is what acts on the page.
     command: dict[str, Any] | None = None
+    # REPLY: the accept of a dialog deny_clicks refused, to be recorded as a block.
+    refused_dialog: RefusedDialog | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +128,11 @@ class _Session:
 
 
 StatusLookup = Callable[[str], TargetState]
+DialogLookup = Callable[[str], OpenDialog | None]
+
+
+def _no_dialog(target_id: str) -> OpenDialog | None:
+    return None
 
 
 @dataclass
@@ -132,6 +148,10 @@ class ClientGate:
     # how many: a client may reuse an id, and every answer to it must be filtered.
     cookie_reads: dict[tuple[str | None, int], int] = field(default_factory=dict)
     cookies: CookiePolicy = field(init=False)
+    # The dialogs open on each target: as this client's own Page events showed them, and
+    # as the guard's session saw them (the client may accept one it was never shown).
+    dialogs: OpenDialogs = field(default_factory=OpenDialogs)
+    guard_dialog: DialogLookup = _no_dialog
 
     def __post_init__(self) -> None:
         self.cookies = self.config.cookie_policy
@@ -195,6 +215,17 @@ class ClientGate:
                 _error(msg_id, session_id, -32000, f"ajantik cdp refuses {method}: {refused}"),
             )
 
+        if method == "Page.handleJavaScriptDialog" and target_id is not None and \
+                self.config.deny_clicks and params.get("accept") is not False:
+            denial = denied_accept(self.config.deny_clicks, target_id,
+                                    self.dialogs.get(target_id) or self.guard_dialog(target_id))
+            if denial is not None:
+                return Route(RouteKind.REPLY, _error(
+                    msg_id, session_id, -32000,
+                    f"ajantik cdp refuses to accept the {denial.dialog.kind} dialog "
+                    f"{denial.dialog.message[:200]!r}: a press denied by {denial.rule}"),
+                    target_id, refused_dialog=denial)
+
         if method in ("Target.createTarget", "Page.navigate") and \
                 is_settings_url(str(params.get("url", ""))):
             return Route(RouteKind.REPLY, _error(
@@ -253,7 +284,8 @@ class ClientGate:
             if routed.kind is RouteKind.REPLY:
                 # Answer on the outer command: the client waits for that id.
                 return Route(RouteKind.REPLY, _error(msg["id"], msg.get("sessionId"), -32000,
-                                                     _reply_message(routed.text)))
+                                                     _reply_message(routed.text)),
+                             routed.target_id, refused_dialog=routed.refused_dialog)
             return routed
         assert routed.command is not None  # every FORWARD route carries its command
         forwarded = {k: v for k, v in routed.command.items() if k != "sessionId"}
@@ -385,7 +417,13 @@ class ClientGate:
         elif method == "Target.detachedFromTarget":
             sid = params.get("sessionId")
             if isinstance(sid, str):
-                self.sessions.pop(sid, None)
+                gone = self.sessions.pop(sid, None)
+                if gone is not None:
+                    self.dialogs.gone(gone.target_id)
+        elif method in DIALOG_EVENTS:
+            session_id = msg.get("sessionId")
+            target_id, _ = self._target_of(session_id if isinstance(session_id, str) else None)
+            self.dialogs.event(target_id, method, params)
         elif method == "Fetch.requestPaused":
             req = params.get("request") or {}
             rid = params.get("requestId")
@@ -412,7 +450,8 @@ class ClientGate:
         return []
 
 
-_GATE_EVENTS = frozenset({
+DIALOG_EVENTS = frozenset({"Page.javascriptDialogOpening", "Page.javascriptDialogClosed"})
+_GATE_EVENTS = DIALOG_EVENTS | frozenset({
     "Target.attachedToTarget",
     "Target.detachedFromTarget",
     "Target.receivedMessageFromTarget",
