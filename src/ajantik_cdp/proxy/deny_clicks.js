@@ -59,9 +59,21 @@
     if (found) swallow(event, found);
   }
 
+  // Enter or Space by any field Chrome fills a key event from: a client's
+  // Input.dispatchKeyEvent may give only windowsVirtualKeyCode, code or text ("\r"), and
+  // a script's KeyboardEvent only keyCode or charCode, and a page that reads keyCode acts
+  // on them all. core/policy/press_keys.py holds the same table.
+  const PRESS_KEYS = new Set(["Enter", " ", "Spacebar", "\r", "\n"]);
+  const PRESS_CODES = new Set(["Enter", "NumpadEnter", "Space"]);
+  const PRESS_NUMBERS = new Set([10, 13, 32]);
+  function isPressKey(event) {
+    return PRESS_KEYS.has(event.key) || PRESS_CODES.has(event.code) ||
+      PRESS_NUMBERS.has(event.keyCode) || PRESS_NUMBERS.has(event.which) ||
+      PRESS_NUMBERS.has(event.charCode);
+  }
+
   function onKey(event) {
-    if (event.key !== "Enter" && event.key !== " " && event.key !== "Spacebar") return;
-    onPointer(event);
+    if (isPressKey(event)) onPointer(event);
   }
 
   function onSubmit(event) {
