@@ -111,15 +111,15 @@ async def test_keys_without_a_key_name_land_without_the_guard_and_are_swallowed_
     # Chrome makes no Enter of a native key code alone (measured, Chrome 156 on Linux).
     expected = (set(KEY_VARIANTS) | set(SCRIPT_KEYS)) - {"native-vk-enter"}
     await _press_keys(pw, chrome.http_url, url)
-    assert await site.wait_for(lambda: _landed(site, "key") == expected), \
+    assert await site.wait_for(lambda: _landed(site, "key") == expected, 30), \
         sorted(_landed(site, "key"))
-    assert await site.wait_for(lambda: _landed(site, "fine") == expected)
+    assert await site.wait_for(lambda: _landed(site, "fine") == expected, 30)
 
     site.hits.clear()
     g = await guard({"deny_clicks": DENY_CLICKS})
     await _press_keys(pw, g.url, url)
     # The allowed neighbour still gets every one of them...
-    assert await site.wait_for(lambda: _landed(site, "fine") == expected), \
+    assert await site.wait_for(lambda: _landed(site, "fine") == expected, 30), \
         sorted(_landed(site, "fine"))
     await site.settle(0.5)
     # ...and the denied control none (through the guard before this change: 12 of 13).
@@ -198,7 +198,7 @@ async def _each_dialog(page: Any, raw: Any, link: DirectCdp, shown: list[Any],
             variant = f"{how}-{name}"
             shown.clear()
             await page.evaluate(f"setTimeout(() => {{ {opener}; }}, 0)")
-            await eventually(lambda: shown)
+            assert await eventually(lambda: shown, 30), f"{variant}: no dialog"
             try:
                 if how == "playwright":
                     await shown[0].accept("YES")
@@ -226,13 +226,13 @@ async def test_accepting_a_denied_dialog_lands_without_the_guard_and_is_refused_
     answers = await _accept_dialogs(pw, chrome.http_url, url)
     assert set(answers.values()) == {"ok"}
     # The page's own reaction names the dialog only (each kind of accept is one press).
-    assert await site.wait_for(lambda: _accepted(site) == set(DIALOGS)), _accepted(site)
+    assert await site.wait_for(lambda: _accepted(site) == set(DIALOGS), 30), _accepted(site)
     assert len(site.writes("pressed-accepted-")) == 3 * len(DIALOGS)
 
     site.hits.clear()
     g = await guard({"deny_clicks": DENY_CLICKS})
     answers = await _accept_dialogs(pw, g.url, url)
-    assert await site.wait_for(lambda: site.writes("pressed-done"))
+    assert await site.wait_for(lambda: site.writes("pressed-done"), 30)
     await site.settle(0.3)
     # The allowed dialog is accepted all three ways; every denied one is refused.
     assert _accepted(site) == {"save"}
@@ -245,3 +245,118 @@ async def test_accepting_a_denied_dialog_lands_without_the_guard_and_is_refused_
     assert {b.event for b in blocks} == {"confirm accept", "prompt accept"}
     assert all(b.rule == "deny_clicks[0] 'proceed to submission'" and b.frame_url
                for b in blocks)
+
+
+# -- shadow roots ---------------------------------------------------------------------
+
+# Controls inside open and closed shadow roots, nested ones, a root attached after load
+# and declarative ones. The page keeps a handle on each control (window.controls), as a
+# component library might, so a script can dispatch on it.
+SHADOW_PAGE = """<!doctype html><meta charset="utf-8"><title>shadow</title>
+<script>
+function pressed(name) { navigator.sendBeacon('/hit/pressed-' + name, name); }
+window.controls = {};
+function control(root, name, label) {
+  root.innerHTML = `<button>${label}</button>`;
+  const b = root.querySelector('button');
+  for (const type of ['click', 'keydown']) {
+    b.addEventListener(type, (e) => {
+      if (type === 'click' || e.keyCode === 13) pressed(`${name}-${window.how}-${type}`);
+    });
+  }
+  window.controls[name] = b;
+}
+customElements.define('x-open', class extends HTMLElement {
+  constructor() { super(); control(this.attachShadow({mode: 'open'}), 'open',
+                                   'Proceed to submission'); } });
+customElements.define('x-closed', class extends HTMLElement {
+  constructor() { super(); control(this.attachShadow({mode: 'closed'}), 'closed',
+                                   'Proceed to submission'); } });
+customElements.define('x-closed-fine', class extends HTMLElement {
+  constructor() { super(); control(this.attachShadow({mode: 'closed'}), 'fine',
+                                   'Save draft'); } });
+customElements.define('x-outer', class extends HTMLElement {
+  constructor() { super(); const r = this.attachShadow({mode: 'closed'});
+                  r.innerHTML = '<x-open-nested></x-open-nested>'; } });
+customElements.define('x-open-nested', class extends HTMLElement {
+  constructor() { super(); control(this.attachShadow({mode: 'open'}), 'nested',
+                                   'Proceed to submission'); } });
+</script>
+<x-open></x-open><br><x-closed></x-closed><br><x-closed-fine></x-closed-fine><br>
+<x-outer></x-outer><br><div id="late"></div><br>
+<div id="dsd" style="width: 200px"><template shadowrootmode="closed">
+<form method="post" action="/hit/pressed-dsd-mouse-click" target="sink">
+<button>Proceed to submission</button></form></template></div>
+<iframe name="sink" width="10" height="10"></iframe>
+<script>
+window.how = 'none';
+setTimeout(() => control(document.getElementById('late').attachShadow({mode: 'closed'}),
+                         'late', 'Proceed to submission'), 0);
+</script>
+"""
+SHADOW_CONTROLS = ("open", "closed", "nested", "late")  # each has a handle in window.controls
+
+
+async def _press_in_shadow(pw: Any, cdp_url: str, url: str) -> None:
+    browser = await pw.chromium.connect_over_cdp(cdp_url)
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.goto(url)
+    await page.wait_for_function("window.controls.late !== undefined")
+    await page.wait_for_timeout(200)  # the guard learns of the late root asynchronously
+    for name in (*SHADOW_CONTROLS, "fine"):
+        # A script's synthetic events, not composed: they never leave the shadow root.
+        await page.evaluate(f"""() => {{ window.how = 'script'; const b = controls.{name};
+            b.dispatchEvent(new MouseEvent('click', {{bubbles: true, cancelable: true}}));
+            b.dispatchEvent(new KeyboardEvent('keydown', {{bubbles: true, keyCode: 13}}));
+        }}""")
+        # element.click() from a script: a composed click.
+        await page.evaluate(f"window.how = 'element-click'; controls.{name}.click()")
+        # Chrome's own input, at the control's place on the screen.
+        box = await page.evaluate_handle(f"controls.{name}")
+        rect = await box.evaluate("(b) => { const r = b.getBoundingClientRect(); "
+                                  "return [r.x + r.width / 2, r.y + r.height / 2]; }")
+        await page.evaluate("window.how = 'mouse'")
+        await page.mouse.click(rect[0], rect[1])
+        await page.evaluate(f"window.how = 'enter'; controls.{name}.focus()")
+        await page.keyboard.press("Enter")
+    # A declarative closed root the page holds no handle on: a form posts on a press.
+    box = await page.locator("#dsd").bounding_box()
+    await page.mouse.click(box["x"] + 10, box["y"] + box["height"] / 2)
+    await page.evaluate("pressed('done')")
+    with contextlib.suppress(Exception):
+        await ctx.close()
+    await browser.close()
+
+
+def _shadow_hits(site: HitSite, name: str) -> set[str]:
+    return {h.path.removeprefix(f"/hit/pressed-{name}-") for h in site.hits
+            if h.path.startswith(f"/hit/pressed-{name}-")}
+
+
+async def test_presses_inside_shadow_roots_land_without_the_guard_and_not_with_it(
+        pw: Any, chrome: Any, guard: GuardFactory, site: HitSite) -> None:
+    url = site.page("shadow", SHADOW_PAGE)
+    every = {f"{how}-{event}" for how in ("script", "element-click", "mouse", "enter")
+             for event in ("click", "keydown")} - {"element-click-keydown", "mouse-keydown"}
+    await _press_in_shadow(pw, chrome.http_url, url)
+    for name in (*SHADOW_CONTROLS, "fine"):
+        assert await site.wait_for(lambda n=name: _shadow_hits(site, n) == every, 30), \
+            (name, sorted(_shadow_hits(site, name)))
+    assert await site.wait_for(lambda: _shadow_hits(site, "dsd") == {"mouse-click"}, 30)
+
+    site.hits.clear()
+    g = await guard({"deny_clicks": DENY_CLICKS})
+    await _press_in_shadow(pw, g.url, url)
+    assert await site.wait_for(lambda: _shadow_hits(site, "fine") == every, 30), \
+        sorted(_shadow_hits(site, "fine"))
+    await site.settle(0.5)
+    landed = {n: sorted(_shadow_hits(site, n)) for n in (*SHADOW_CONTROLS, "dsd")
+              if _shadow_hits(site, n)}
+    # Through the guard before its DevTools half: every press of "closed", "late" and
+    # "dsd" landed (at the window they are retargeted to the host), and the script's
+    # events of "open" and "nested"; through the page-side half alone, "closed",
+    # "late", "nested" and "dsd".
+    assert landed == {}, landed
+    blocks = [b for b in g.lines() if isinstance(b, BlockLine) and b.source == "click"]
+    assert {b.event for b in blocks} >= {"click", "keydown", "pointerdown"}

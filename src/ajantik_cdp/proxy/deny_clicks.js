@@ -84,15 +84,48 @@
   }
 
   const opts = { capture: true, passive: false };
-  function listen() {
+  function listenOn(node) {
     // Adding a listener that is already there is a no-op, so this is safe to repeat.
-    for (const type of POINTER_EVENTS) window.addEventListener(type, onPointer, opts);
-    for (const type of KEY_EVENTS) window.addEventListener(type, onKey, opts);
-    window.addEventListener("submit", onSubmit, opts);
+    for (const type of POINTER_EVENTS) node.addEventListener(type, onPointer, opts);
+    for (const type of KEY_EVENTS) node.addEventListener(type, onKey, opts);
+    node.addEventListener("submit", onSubmit, opts);
   }
+  const listen = () => listenOn(window);
   listen();
   // document.open() erases every listener on the window, the guard's included (measured,
   // Chrome 156). It also empties the document, which a MutationObserver (not a listener,
   // so it survives) sees: put the listeners back.
   new MutationObserver(listen).observe(document, { childList: true });
+
+  // Shadow roots. An event that is not composed (a script's new MouseEvent('click'), any
+  // event by default) never leaves the shadow root it was dispatched in, so the window
+  // never sees it; and at the window, a press inside a closed root is retargeted to its
+  // host, which is no control. So every root gets the same listeners: an open one when
+  // this script finds it (its host inserted, or present at start), a closed one (or one
+  // attached to an element already in place) when the guard finds it over DevTools
+  // (DOM.shadowRootPushed, shadow_roots.py) and hands it to watchRoot below.
+  const watched = new WeakSet();
+  const rootObserver = new MutationObserver((records) => {
+    for (const record of records) for (const node of record.addedNodes) scan(node);
+  });
+  function watchRoot(root) {
+    if (!root || watched.has(root)) return;
+    watched.add(root);
+    listenOn(root);
+    rootObserver.observe(root, { childList: true, subtree: true });
+    scan(root);
+  }
+  function scan(node) {
+    if (node.nodeType !== Node.ELEMENT_NODE && node.nodeType !== Node.DOCUMENT_FRAGMENT_NODE &&
+        node.nodeType !== Node.DOCUMENT_NODE) return;
+    if (node.shadowRoot) watchRoot(node.shadowRoot);
+    const walker = document.createTreeWalker(node, NodeFilter.SHOW_ELEMENT);
+    for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+      if (el.shadowRoot) watchRoot(el.shadowRoot);
+    }
+  }
+  rootObserver.observe(document, { childList: true, subtree: true });
+  scan(document);
+  // For the guard's DevTools calls only: this world's global is out of the page's reach.
+  Object.defineProperty(window, "__ajantikWatchRoot", { value: watchRoot });
 })(__AJANTIK_PATTERNS__, __AJANTIK_BINDING__, __AJANTIK_FOLD_TABLE__);

@@ -51,6 +51,7 @@ from ajantik_cdp.proxy.interceptor import Interceptor
 from ajantik_cdp.proxy.page_scripts import PageScripts
 from ajantik_cdp.proxy.preloading import PreloadLease
 from ajantik_cdp.proxy.reports import Reports
+from ajantik_cdp.proxy.shadow_roots import SHADOW_EVENTS
 from ajantik_cdp.proxy.websocket_guard import NETWORK_ENABLE, WebSocketGuard
 
 log = logging.getLogger("ajantik.cdp")
@@ -211,6 +212,10 @@ class Guardian:
             elif news is not None and news.gone is not None:
                 self._wake(news.gone)
                 self.dialogs.gone(news.gone)
+        elif method in SHADOW_EVENTS:
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None and self.scripts.source:
+                self.scripts.shadow.on_event(target, method, params)
         elif method in DIALOG_EVENTS:
             target = self.targets.by_session(msg.get("sessionId", ""))
             self.dialogs.event(target.target_id if target else None, method, params)
@@ -277,7 +282,7 @@ class Guardian:
             renderer_side.append(("Network.setBypassServiceWorker", conn.start(
                 "Network.setBypassServiceWorker", {"bypass": True}, sid)))
         if plan.page_scripts:
-            renderer_side += self.scripts.install_steps(conn, sid)
+            renderer_side += self.scripts.install_steps(conn, sid, target.target_id)
         if not await self._installed(target, browser_side, released=False):
             return
         if waiting and renderer_side:
