@@ -360,3 +360,72 @@ async def test_presses_inside_shadow_roots_land_without_the_guard_and_not_with_i
     assert landed == {}, landed
     blocks = [b for b in g.lines() if isinstance(b, BlockLine) and b.source == "click"]
     assert {b.event for b in blocks} >= {"click", "keydown", "pointerdown"}
+
+
+# -- a client's presses, judged before Chrome sees them ---------------------------------
+
+# Controls named only through ElementInternals: Chrome's tree calls them buttons named
+# "Proceed to submission" and "Save draft"; the DOM shows neither role nor name.
+INTERNALS_PAGE = """<!doctype html><meta charset="utf-8"><title>internals</title>
+<script>
+function pressed(name) { navigator.sendBeacon('/hit/pressed-' + name, name); }
+customElements.define('x-control', class extends HTMLElement {
+  constructor() {
+    super();
+    this.internals = this.attachInternals();
+    this.internals.role = 'button';
+    this.addEventListener('click', () => pressed(`${this.id}-${window.how}`));
+  }
+  connectedCallback() { this.internals.ariaLabel = this.dataset.name; }
+});
+</script>
+<style>x-control { display: inline-block; width: 120px; height: 30px; }</style>
+<x-control id="go" data-name="Proceed to submission">&rarr;</x-control>
+<x-control id="fine" data-name="Save draft">&rarr;</x-control>
+"""
+
+
+async def _press_internals(pw: Any, cdp_url: str, url: str) -> None:
+    browser = await pw.chromium.connect_over_cdp(cdp_url)
+    ctx = await browser.new_context()
+    page = await ctx.new_page()
+    await page.goto(url)
+    for name in ("go", "fine"):
+        await page.evaluate("window.how = 'locator'")
+        await page.click(f"#{name}", timeout=5000)  # returns: the press is answered as done
+        box = await page.locator(f"#{name}").bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        await page.evaluate("window.how = 'mouse'")
+        await page.mouse.click(x, y)
+        await page.evaluate("window.how = 'double'")
+        await page.mouse.dblclick(x, y)
+    await page.evaluate("pressed('done')")
+    with contextlib.suppress(Exception):
+        await ctx.close()
+    await browser.close()
+
+
+async def test_a_control_named_only_in_chromes_tree_is_judged_before_chrome_sees_the_press(
+        pw: Any, chrome: Any, guard: GuardFactory, site: HitSite, guard_log: list[str]) -> None:
+    url = site.page("internals", INTERNALS_PAGE)
+    every = {"locator", "mouse", "double"}
+
+    def hits(name: str) -> set[str]:
+        return {h.path.removeprefix(f"/hit/pressed-{name}-") for h in site.hits
+                if h.path.startswith(f"/hit/pressed-{name}-")}
+
+    await _press_internals(pw, chrome.http_url, url)
+    assert await site.wait_for(lambda: hits("go") == every and hits("fine") == every, 30)
+
+    site.hits.clear()
+    g = await guard({"deny_clicks": DENY_CLICKS})
+    await _press_internals(pw, g.url, url)
+    assert await site.wait_for(lambda: hits("fine") == every, 30), hits("fine")
+    await site.settle(0.5)
+    # The page-side check alone let all three through (its DOM shows no control here).
+    assert hits("go") == set()
+    blocks = [b for b in g.lines() if isinstance(b, BlockLine) and b.source == "click"]
+    assert blocks and {b.event for b in blocks} == {"mousePressed"}
+    assert all(b.label == "Proceed to submission" for b in blocks)
+    assert any("BLOCKED click on 'Proceed to submission'" in m and "judged before Chrome" in m
+               for m in guard_log)

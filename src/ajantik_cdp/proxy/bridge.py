@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import replace
 
 import aiohttp
 from aiohttp import web
@@ -77,6 +78,18 @@ class ClientLink:
             if route.kind is RouteKind.HOLD:
                 # Still not guarded: answer the command with an error instead.
                 route = self.gate.refuse(text, route.target_id, self.hold_timeout)
+        if route.kind is RouteKind.CHECK:
+            assert route.press is not None and route.target_id is not None
+            # Awaited here, so the client's later commands (its release) stay behind it.
+            denial = await self.guardian.judge_press(route.target_id, route.press)
+            if denial is not None:
+                # Answered as done, as a swallowed press is; the release that follows
+                # presses nothing.
+                await self.client.send_str(route.swallow_reply)
+                self.reports.press_block(denial, route.target_id,
+                                         self.guardian.targets.get(route.target_id))
+                return
+            route = replace(route, kind=RouteKind.FORWARD)
         if route.kind is RouteKind.FORWARD:
             await self.upstream.send_str(route.text)
             self.reports.client_command(route.command, route.target_id)

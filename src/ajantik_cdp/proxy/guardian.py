@@ -33,6 +33,7 @@ import aiohttp
 
 from ajantik_cdp.core.guard.client_gate import DIALOG_EVENTS, SETTINGS_REFUSAL, is_settings_url
 from ajantik_cdp.core.guard.dialog_presses import OpenDialogs
+from ajantik_cdp.core.guard.input_presses import PressDenial, PressPoint, judge_ax_nodes
 from ajantik_cdp.core.guard.interception import Interception
 from ajantik_cdp.core.guard.targets import (
     TARGET_EVENTS,
@@ -74,6 +75,9 @@ UNREAD_EVENTS = frozenset({
     "Network.policyUpdated",
 })
 INSTALL_TIMEOUT = 30.0
+# A press waits for Chrome's answer about the control under it at most this long; then it
+# goes on to the page-side check.
+PRESS_TIMEOUT = 3.0
 
 
 @dataclass
@@ -170,6 +174,30 @@ class Guardian:
             exc = task.exception()
             if not isinstance(exc, ConnectionLost):
                 log.error("internal error: %r", exc, exc_info=exc)
+
+    # -- a client's presses at a point (judged before they are forwarded) ---------------
+
+    async def judge_press(self, target_id: str, point: PressPoint) -> PressDenial | None:
+        """What Chrome's tree calls the control at ``point``, judged by deny_clicks; None
+        (the press goes on, and the page-side check judges it) when it cannot be told."""
+        target = self.targets.get(target_id)
+        sid = target.session_id if target is not None else None
+        if target is None or sid is None or target.state is not TargetState.GUARDED:
+            return None
+        try:
+            hit = await self.conn.send("DOM.getNodeForLocation", {
+                "x": round(point.x), "y": round(point.y), "includeUserAgentShadowDOM": False,
+                "ignorePointerEventsNone": False}, sid, timeout=PRESS_TIMEOUT)
+            backend = hit.get("backendNodeId")
+            if not isinstance(backend, int):
+                return None
+            tree = await self.conn.send("Accessibility.getPartialAXTree", {
+                "backendNodeId": backend, "fetchRelatives": True}, sid, timeout=PRESS_TIMEOUT)
+        except (CdpError, TimeoutError, ConnectionLost):
+            return None
+        nodes = tree.get("nodes") if isinstance(tree, dict) else None
+        return judge_ax_nodes(self.scripts.patterns, nodes if isinstance(nodes, list) else [],
+                              backend, point.event)
 
     # -- target states (read by the client gate) ----------------------------------------
 

@@ -23,6 +23,9 @@ session from the client it proxies:
 * Accepting a JavaScript dialog (``Page.handleJavaScriptDialog``) is a press on a control
   named by the dialog's message, judged by ``deny_clicks`` (``core/guard/dialog_presses.py``):
   a denied accept is answered with an error and never reaches Chrome.
+* A client's press at a point (``Input.dispatchMouseEvent`` ``mousePressed``, a touch, a
+  tap) on a page is checked first (``core/guard/input_presses.py``): the bridge asks
+  Chrome's tree what is there before it forwards the command.
 
 Every client message is parsed and the gate forwards its own serialisation of what it
 checked, so a message with duplicate keys cannot mean one thing to the gate and another to
@@ -32,7 +35,7 @@ Chrome.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -52,11 +55,13 @@ from ajantik_cdp.core.guard.dialog_presses import (
     denied_accept,
 )
 from ajantik_cdp.core.guard.event_text import event_method
+from ajantik_cdp.core.guard.input_presses import PressPoint, press_point
 from ajantik_cdp.core.guard.targets import CONTAINER_TYPES, TargetState
 from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.core.policy.rules import Decision, RequestFacts, decide
 
 BLANK_URLS = frozenset({"", "about:blank"})
+PRESS_TARGETS = frozenset({"page", "iframe"})
 REFUSED_METHODS = {
     "Target.exposeDevToolsProtocol": "it would give page scripts a DevTools session "
     "that bypasses the guard",
@@ -87,6 +92,7 @@ class RouteKind(Enum):
     FORWARD = "forward"  # send ``text`` upstream
     HOLD = "hold"  # wait until ``target_id`` is settled, then route the message again
     REPLY = "reply"  # send ``text`` back to the client; nothing goes upstream
+    CHECK = "check"  # judge ``press`` first: forward ``text``, or answer ``swallow_reply``
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,9 @@ class Route:
     command: dict[str, Any] | None = None
     # REPLY: the accept of a dialog deny_clicks refused, to be recorded as a block.
     refused_dialog: RefusedDialog | None = None
+    # CHECK: the point pressed, and the client's answer if the press is swallowed.
+    press: PressPoint | None = None
+    swallow_reply: str = ""
 
 
 @dataclass(frozen=True)
@@ -226,6 +235,15 @@ class ClientGate:
                     f"{denial.dialog.message[:200]!r}: a press denied by {denial.rule}"),
                     target_id, refused_dialog=denial)
 
+        if self.config.deny_clicks and target_type in PRESS_TARGETS:
+            point = press_point(method, params)
+            if point is not None:
+                done: dict[str, Any] = {"id": msg_id, "result": {}}
+                if session_id is not None:
+                    done["sessionId"] = session_id
+                return Route(RouteKind.CHECK, _dumps(msg), target_id, command=msg,
+                             press=point, swallow_reply=_dumps(done))
+
         if method in ("Target.createTarget", "Page.navigate") and \
                 is_settings_url(str(params.get("url", ""))):
             return Route(RouteKind.REPLY, _error(
@@ -280,6 +298,10 @@ class ClientGate:
         if isinstance(inner, dict):
             inner = {**inner, "sessionId": inner_session}
         routed = self.route(inner, status)
+        if routed.kind is RouteKind.CHECK:
+            # An old client waits for the inner answer, which only Chrome can give: the
+            # press goes on, and the page-side check judges it.
+            routed = replace(routed, kind=RouteKind.FORWARD, press=None, swallow_reply="")
         if routed.kind is not RouteKind.FORWARD:
             if routed.kind is RouteKind.REPLY:
                 # Answer on the outer command: the client waits for that id.
