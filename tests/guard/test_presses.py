@@ -93,7 +93,8 @@ async def _press_keys(pw: Any, cdp_url: str, url: str) -> None:
         await page.evaluate(f"""variant = {name!r}; for (const id of ['k', 'fine'])
             document.getElementById(id).dispatchEvent(
                 new KeyboardEvent({kind!r}, {{bubbles: true, ...{init}}}))""")
-    await page.evaluate("pressed('done')")
+    # Awaited, so that it (and the beacons before it) is out before the context closes.
+    await page.evaluate("fetch('/hit/pressed-done', {method: 'POST', body: 'x'})")
     with contextlib.suppress(Exception):
         await ctx.close()
     await browser.close()
@@ -184,7 +185,8 @@ async def _accept_dialogs(pw: Any, cdp_url: str, url: str) -> dict[str, str]:
             await _each_dialog(page, raw, link, shown, answers)
         finally:
             link._reader.cancel()
-    await page.evaluate("pressed('done')")
+    # Awaited, so that it (and the beacons before it) is out before the context closes.
+    await page.evaluate("fetch('/hit/pressed-done', {method: 'POST', body: 'x'})")
     with contextlib.suppress(Exception):
         await ctx.close()
     await browser.close()
@@ -232,7 +234,8 @@ async def test_accepting_a_denied_dialog_lands_without_the_guard_and_is_refused_
     site.hits.clear()
     g = await guard({"deny_clicks": DENY_CLICKS})
     answers = await _accept_dialogs(pw, g.url, url)
-    assert await site.wait_for(lambda: site.writes("pressed-done"), 30)
+    assert await site.wait_for(lambda: site.writes("pressed-done"), 30), \
+        (answers, [h.path for h in site.hits])
     await site.settle(0.3)
     # The allowed dialog is accepted all three ways; every denied one is refused.
     assert _accepted(site) == {"save"}
@@ -323,7 +326,8 @@ async def _press_in_shadow(pw: Any, cdp_url: str, url: str) -> None:
     # A declarative closed root the page holds no handle on: a form posts on a press.
     box = await page.locator("#dsd").bounding_box()
     await page.mouse.click(box["x"] + 10, box["y"] + box["height"] / 2)
-    await page.evaluate("pressed('done')")
+    # Awaited, so that it (and the beacons before it) is out before the context closes.
+    await page.evaluate("fetch('/hit/pressed-done', {method: 'POST', body: 'x'})")
     with contextlib.suppress(Exception):
         await ctx.close()
     await browser.close()
@@ -359,7 +363,9 @@ async def test_presses_inside_shadow_roots_land_without_the_guard_and_not_with_i
     # "late", "nested" and "dsd".
     assert landed == {}, landed
     blocks = [b for b in g.lines() if isinstance(b, BlockLine) and b.source == "click"]
-    assert {b.event for b in blocks} >= {"click", "keydown", "pointerdown"}
+    # Chrome's own mouse presses stop at the gate (mousePressed, judged by Chrome's tree,
+    # which sees into closed roots); the rest in the roots' listeners.
+    assert {b.event for b in blocks} >= {"click", "keydown", "mousePressed"}
 
 
 # -- a client's presses, judged before Chrome sees them ---------------------------------
@@ -399,7 +405,8 @@ async def _press_internals(pw: Any, cdp_url: str, url: str) -> None:
         await page.mouse.click(x, y)
         await page.evaluate("window.how = 'double'")
         await page.mouse.dblclick(x, y)
-    await page.evaluate("pressed('done')")
+    # Awaited, so that it (and the beacons before it) is out before the context closes.
+    await page.evaluate("fetch('/hit/pressed-done', {method: 'POST', body: 'x'})")
     with contextlib.suppress(Exception):
         await ctx.close()
     await browser.close()
