@@ -86,6 +86,8 @@ class ClientLink:
                 # Answered as done, as a swallowed press is; the release that follows
                 # presses nothing.
                 await self.client.send_str(route.swallow_reply)
+                # The client did press: the film's timeline shows it, then the block.
+                self.reports.client_command(route.command, route.target_id)
                 self.reports.press_block(denial, route.target_id,
                                          self.guardian.targets.get(route.target_id))
                 return
