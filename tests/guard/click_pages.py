@@ -30,6 +30,9 @@ CONTROLS = HEAD + """
 <form id="rsform" onsubmit="event.preventDefault(); pressed('requestSubmit')">
   <button id="rsbutton" type="submit">Proceed to submission</button></form>
 <button id="save" onclick="pressed('save')">Save draft</button>
+<!-- Issue 27: names that read as a denied one only under full case folding. -->
+<button id="turkish" onclick="pressed('turkish')">PROCEED TO SUBMİSSİON</button>
+<button id="sharp" onclick="pressed('sharp')">ZAHLUNG ABSCHLIESSEN</button>
 <a id="paylink" href="/hit/pressed-link-navigation">Pay now</a>
 <!-- Issue 10's four shapes; Chrome's tree names each "Proceed to submission". -->
 <style>#gen::before { content: "Proceed to submission"; }

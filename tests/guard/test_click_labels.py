@@ -228,3 +228,32 @@ async def test_python_and_the_page_agree_on_every_accepted_pattern(labels_page: 
         if bool(re.search(p, label, re.IGNORECASE)) != js
     ]
     assert disagreements == []
+
+
+FOLD_JS = resources.files("ajantik_cdp.proxy").joinpath("name_folding.js").read_text()
+
+
+async def test_the_page_folds_names_as_python_does(labels_page: Any) -> None:
+    """name_folding.js against core/policy/name_folding.py: every character of the fold
+    table, each alone, upper-cased and in a word, and random strings of any script.
+    Characters newer than Python's Unicode database are left out (Chrome's may know
+    them: a known limit, docs/guard.md)."""
+    import random
+    import unicodedata
+
+    from ajantik_cdp.core.policy.name_folding import fold_name, fold_table
+
+    table = fold_table()
+    rng = random.Random(27)
+    alphabet = [chr(c) for c in range(0x20, 0x2FFF) if unicodedata.category(chr(c)) != "Cn"]
+    samples = [c for t in table for c in (t, t.upper(), f"Pay {t}X now")]
+    samples += ["PROCEED TO SUBMİSSİON", "ZAHLUNG ABSCHLIEẞEN", "ΟΔΟΣ οδος", "ﬁ ﬀ ﬃ",
+                "ＰＡＹ", "pay\u00ad\u200bnow", "CAFE\u0301", "Ǆ ǅ ǆ", "ı I i İ"]
+    samples += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
+                for _ in range(2000)]
+    in_page = await labels_page.evaluate(
+        f"([table, samples]) => {{ {FOLD_JS}; const fold = ajantikFold(table);"
+        " return samples.map(fold); }", [table, samples])
+    apart = [(s, js, fold_name(s)) for s, js in zip(samples, in_page, strict=True)
+             if js != fold_name(s)]
+    assert apart == []

@@ -20,7 +20,7 @@ from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.browser
 
-DENY_CLICKS = ["proceed to submission", "^pay now$"]
+DENY_CLICKS = ["proceed to submission", "^pay now$", "^zahlung abschließen$"]
 
 pytestmark = pytest.mark.browser
 
@@ -103,6 +103,11 @@ PRESSES = [
           "Proceed to submission"),
     Press("<area alt> of an image map", lambda p: click_image_map(p, 20), "pressed-area",
           "Proceed to submission"),
+    # Issue 27: names compared under full case folding (core/policy/name_folding.py).
+    Press("dotted capital I (İ)", lambda p: p.click("#turkish", timeout=5000),
+          "pressed-turkish", "PROCEED TO SUBM\u0130SS\u0130ON"),
+    Press("SS for a pattern's ß", lambda p: p.click("#sharp", timeout=5000),
+          "pressed-sharp", "ZAHLUNG ABSCHLIESSEN"),
 ]
 
 
@@ -226,11 +231,16 @@ async def test_a_tab_open_before_the_guard_started(pw: Any, chrome: Any, guard: 
         await page.click("#text", timeout=5000)
         await page.click("#save", timeout=5000)
         assert await site.wait_for(lambda: site.writes("pressed-save"))
+        # A client's press at a point is judged before Chrome sees it: no listener runs.
+        await site.settle(0.3)
+        assert site.writes("pressed-text") == [] and site.writes("window-capture-text") == []
+        # The known limit (docs/guard.md): for a press a script makes, a capture listener
+        # the page put on window before the guard started runs before the guard's own,
+        # which was added later. The control's handlers and its default action are still
+        # stopped.
+        await page.evaluate("document.getElementById('text').click()")
+        assert await site.wait_for(lambda: site.writes("window-capture-text"))
         assert site.writes("pressed-text") == []
-        # The known limit (docs/guard.md): a capture listener the page put on window
-        # before the guard started runs before the guard's own, which was added later.
-        # The control's handlers and its default action are still stopped.
-        assert site.writes("window-capture-text")
         await browser.close()
     finally:
         await request("GET", f"{chrome.http_url}/json/close/{tab['id']}")

@@ -76,7 +76,7 @@ async def test_the_submission_step_prints_and_logs_what_the_readme_says(
     await sign_in(await context.new_page(), portal.origin)
     promised = re.search(r'prints `(\{"step": "proceed_to_submission".*?\})`',
                          README.replace("\n", " "), re.S)
-    logged = re.search(r"stderr says `(BLOCKED pointerdown .*?)`", README.replace("\n", " "))
+    logged = re.search(r"stderr says `(BLOCKED click .*?)`", README.replace("\n", " "))
     assert promised and logged
     try:
         returncode, out, err = await python(

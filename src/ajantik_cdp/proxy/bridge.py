@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
+from dataclasses import replace
 
 import aiohttp
 from aiohttp import web
@@ -125,6 +126,20 @@ class ClientLink:
             log.error("client link %s failed: %r", task.get_name(), task.exception())
 
     async def _act(self, route: Route) -> None:
+        if route.kind is RouteKind.CHECK:
+            assert route.press is not None and route.target_id is not None
+            # Awaited here, so the client's later commands (its release) stay behind it.
+            denial = await self.guardian.judge_press(route.target_id, route.press)
+            if denial is not None:
+                # Answered as done, as a swallowed press is; the release that follows
+                # presses nothing.
+                await self.client.send_str(route.swallow_reply)
+                # The client did press: the film's timeline shows it, then the block.
+                self.reports.client_command(route.command, route.target_id)
+                self.reports.press_block(denial, route.target_id,
+                                         self.guardian.targets.get(route.target_id))
+                return
+            route = replace(route, kind=RouteKind.FORWARD)
         if route.kind is RouteKind.FORWARD:
             await self.upstream.send_str(route.text)
             self.reports.client_command(route.command, route.target_id)
@@ -133,6 +148,9 @@ class ClientLink:
                 self.reports.client_block(b.session_id, b.target_id, b.facts, b.decision)
         else:
             await self.client.send_str(route.text)
+            if route.refused_dialog is not None:
+                self.reports.dialog_block(route.refused_dialog,
+                                          self.guardian.targets.get(route.refused_dialog.target_id))
 
     async def _chrome_to_client(self) -> None:
         async for frame in self.upstream:

@@ -33,6 +33,9 @@ from typing import Any
 import aiohttp
 
 from ajantik_cdp.core.guard.browser_permissions import DeniedContexts
+from ajantik_cdp.core.guard.client_gate import DIALOG_EVENTS
+from ajantik_cdp.core.guard.dialog_presses import OpenDialogs
+from ajantik_cdp.core.guard.input_presses import PressDenial, PressPoint, judge_ax_nodes
 from ajantik_cdp.core.guard.interception import Interception
 from ajantik_cdp.core.guard.privileged_urls import PRIVILEGED_REFUSAL, privileged_scheme
 from ajantik_cdp.core.guard.targets import (
@@ -53,6 +56,7 @@ from ajantik_cdp.proxy.page_scripts import PageScripts
 from ajantik_cdp.proxy.preload_watcher import PreloadWatcher
 from ajantik_cdp.proxy.preloading import PreloadLease
 from ajantik_cdp.proxy.reports import Reports
+from ajantik_cdp.proxy.shadow_roots import SHADOW_EVENTS
 from ajantik_cdp.proxy.websocket_guard import NETWORK_ENABLE, WebSocketGuard
 
 log = logging.getLogger("ajantik.cdp")
@@ -75,6 +79,9 @@ UNREAD_EVENTS = frozenset({
     "Network.policyUpdated",
 })
 INSTALL_TIMEOUT = 30.0
+# A press waits for Chrome's answer about the control under it at most this long; then it
+# goes on to the page-side check.
+PRESS_TIMEOUT = 3.0
 
 
 @dataclass
@@ -90,6 +97,9 @@ class Guardian:
         self.reports = reports
         self.scripts = scripts
         self.sockets = WebSocketGuard(socket_plan(machine.config), reports)
+        # Dialogs open on guarded pages, from the guard's own Page events (Page is enabled
+        # on its sessions wherever deny_clicks is set): the gate judges a client's accept.
+        self.dialogs = OpenDialogs()
         self._settles: dict[str, _Settle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._preloading: PreloadLease | None = None  # set once the guard holds it
@@ -187,6 +197,30 @@ class Guardian:
             if not isinstance(exc, ConnectionLost):
                 log.error("internal error: %r", exc, exc_info=exc)
 
+    # -- a client's presses at a point (judged before they are forwarded) ---------------
+
+    async def judge_press(self, target_id: str, point: PressPoint) -> PressDenial | None:
+        """What Chrome's tree calls the control at ``point``, judged by deny_clicks; None
+        (the press goes on, and the page-side check judges it) when it cannot be told."""
+        target = self.targets.get(target_id)
+        sid = target.session_id if target is not None else None
+        if target is None or sid is None or target.state is not TargetState.GUARDED:
+            return None
+        try:
+            hit = await self.conn.send("DOM.getNodeForLocation", {
+                "x": round(point.x), "y": round(point.y), "includeUserAgentShadowDOM": False,
+                "ignorePointerEventsNone": False}, sid, timeout=PRESS_TIMEOUT)
+            backend = hit.get("backendNodeId")
+            if not isinstance(backend, int):
+                return None
+            tree = await self.conn.send("Accessibility.getPartialAXTree", {
+                "backendNodeId": backend, "fetchRelatives": True}, sid, timeout=PRESS_TIMEOUT)
+        except (CdpError, TimeoutError, ConnectionLost):
+            return None
+        nodes = tree.get("nodes") if isinstance(tree, dict) else None
+        return judge_ax_nodes(self.scripts.patterns, nodes if isinstance(nodes, list) else [],
+                              backend, point.event)
+
     # -- target states (read by the client gate) ----------------------------------------
 
     def target_url(self, target_id: str) -> str:
@@ -237,6 +271,14 @@ class Guardian:
                                          context_id if isinstance(context_id, str) else None))
             elif news is not None and news.gone is not None:
                 self._wake(news.gone)
+                self.dialogs.gone(news.gone)
+        elif method in SHADOW_EVENTS:
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None and self.scripts.source:
+                self.scripts.shadow.on_event(target, method, params)
+        elif method in DIALOG_EVENTS:
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            self.dialogs.event(target.target_id if target else None, method, params)
         elif method == "Inspector.targetCrashed":
             # A worker that stopped (idle, or ServiceWorker.stopAllWorkers): its session
             # stays, and it starts again on it, waiting for the debugger.
@@ -302,7 +344,7 @@ class Guardian:
             renderer_side.append(("Network.setBypassServiceWorker", conn.start(
                 "Network.setBypassServiceWorker", {"bypass": True}, sid)))
         if plan.page_scripts:
-            renderer_side += self.scripts.install_steps(conn, sid)
+            renderer_side += self.scripts.install_steps(conn, sid, target.target_id)
         if not await self._installed(target, browser_side, released=False):
             return
         if waiting and renderer_side:

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ajantik_cdp.core.guard.targets import Target
+from ajantik_cdp.core.policy.name_folding import fold_pattern, fold_table
 from ajantik_cdp.proxy.cdp_connection import CdpConnection
+from ajantik_cdp.proxy.shadow_roots import ShadowRoots
 
 if TYPE_CHECKING:
     from ajantik_cdp.proxy.reports import Reports
@@ -28,18 +30,23 @@ class PageScripts:
         self.patterns = deny_clicks
         self.reports = reports
         self.source = ""
+        self.shadow = ShadowRoots(WORLD)
         if deny_clicks:
             here = resources.files("ajantik_cdp.proxy")
             labels = here.joinpath("click_labels.js").read_text(encoding="utf-8")
+            folding = here.joinpath("name_folding.js").read_text(encoding="utf-8")
+            folded = [fold_pattern(p) for p in deny_clicks]
             self.source = (
                 here.joinpath("deny_clicks.js").read_text(encoding="utf-8")
                 .replace("__AJANTIK_LABELS__", labels)
-                .replace("__AJANTIK_PATTERNS__", orjson.dumps(list(deny_clicks)).decode())
+                .replace("__AJANTIK_FOLD__", folding)
+                .replace("__AJANTIK_FOLD_TABLE__", orjson.dumps(fold_table()).decode())
+                .replace("__AJANTIK_PATTERNS__", orjson.dumps(folded).decode())
                 .replace("__AJANTIK_BINDING__", orjson.dumps(BINDING).decode())
             )
 
-    def install_steps(self, conn: CdpConnection,
-                      session_id: str) -> list[tuple[str, asyncio.Future[Any]]]:
+    def install_steps(self, conn: CdpConnection, session_id: str,
+                      main_frame: str) -> list[tuple[str, asyncio.Future[Any]]]:
         """Queued at once, in order; renderer-side, so answered only once the target runs."""
         if not self.source:
             return []
@@ -53,7 +60,8 @@ class PageScripts:
             ("Page.addScriptToEvaluateOnNewDocument",
              {"source": self.source, "worldName": WORLD, "runImmediately": True}),
         ]
-        return [(method, conn.start(method, params, session_id)) for method, params in steps]
+        return [(method, conn.start(method, params, session_id)) for method, params in steps] \
+            + self.shadow.install_steps(conn, session_id, main_frame)
 
     def on_binding(self, target: Target, params: dict[str, Any]) -> None:
         if params.get("name") != BINDING:

@@ -14,6 +14,8 @@ from typing import Any
 
 from ajantik_cdp import __version__
 from ajantik_cdp.core.guard.client_actions import ClientActions
+from ajantik_cdp.core.guard.dialog_presses import RefusedDialog
+from ajantik_cdp.core.guard.input_presses import PressDenial
 from ajantik_cdp.core.guard.interception import ReportBlock, ReportRequest
 from ajantik_cdp.core.guard.targets import Target
 from ajantik_cdp.core.policy.config import GuardConfig
@@ -87,6 +89,36 @@ class Reports:
                 target_id=target.target_id, target_type=target.target_type,
                 frame_url=self.redactor.url(target.url), method="GET", url=shown,
                 resource_type="WebSocket",
+            ))
+
+    def dialog_block(self, refused: RefusedDialog, target: Target | None) -> None:
+        """A client's accept of a dialog deny_clicks denies, refused by the gate."""
+        dialog = refused.dialog
+        log.warning("BLOCKED %s on %r (%s) in %s", refused.event, dialog.message[:500],
+                    refused.rule, self.redactor.url(dialog.url))
+        if self.writer:
+            self.writer.write(BlockLine(
+                seq=self._seq(), source="click", reason="deny_clicks", rule=refused.rule,
+                target_id=refused.target_id,
+                target_type=target.target_type if target is not None else "page",
+                frame_url=self.redactor.url(dialog.url), label=dialog.message[:500],
+                event=refused.event,
+            ))
+
+    def press_block(self, denial: PressDenial, target_id: str, target: Target | None) -> None:
+        """A client's press at a point on a control Chrome's tree names as denied,
+        answered as done and never sent to Chrome."""
+        url = target.url if target is not None else ""
+        verb = {"mousePressed": "click", "touchStart": "touch"}.get(denial.event, denial.event)
+        log.warning("BLOCKED %s on %r (%s) in %s: a client's %s, judged before Chrome saw it",
+                    verb, denial.name[:500], denial.rule, self.redactor.url(url), denial.event)
+        if self.writer:
+            self.writer.write(BlockLine(
+                seq=self._seq(), source="click", reason="deny_clicks", rule=denial.rule,
+                target_id=target_id,
+                target_type=target.target_type if target is not None else "page",
+                frame_url=self.redactor.url(url), label=denial.name[:500],
+                event=denial.event,
             ))
 
     def client_block(self, session_id: str | None, target_id: str | None, facts: RequestFacts,

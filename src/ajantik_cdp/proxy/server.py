@@ -210,7 +210,8 @@ class GuardServer:
             return web.Response(status=502, text=f"cannot reach Chrome: {exc}")
         await client.prepare(request)
         gate = ClientGate(self.options.config, page_target=request.match_info.get("target_id"),
-                          url_of=self.guardian.target_url)
+                          url_of=self.guardian.target_url,
+                          guard_dialog=self.guardian.dialogs.get)
         link = ClientLink(client, upstream, gate, self.guardian, self.reports,
                           self.options.hold_timeout)
         self.links.add(link)

@@ -44,6 +44,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ajantik_cdp.core.plurals import counted
+from ajantik_cdp.core.policy.press_keys import press_key_of
 
 # Commands that act on a page (or are a client's plumbing for doing so).
 ACTION_METHODS = frozenset({
@@ -218,6 +219,9 @@ def summarise_input(method: str, params: Mapping[str, Any],
         key = params.get("key")
         if isinstance(key, str) and len(key) > 1 and key.isascii() and key.isalnum():
             return None if params.get("type") == "char" else f"key {key}"
+        if press_key_of(params) == "Enter" and not key:
+            # Enter named only by its key code, code or "\r": still the Enter key.
+            return "key Enter"
         return TYPE_TEXT
     if method in ("Input.insertText", "Input.imeSetComposition"):
         return TYPE_TEXT

@@ -25,6 +25,12 @@ session from the client it proxies:
   (``Authorization``, ``Proxy-Authorization``) of requests to those hosts.
   ``Network.loadNetworkResource`` (Chrome fetches a URL with the page's cookies and hands
   the body to the client, outside the Fetch domain's view) is refused.
+* Accepting a JavaScript dialog (``Page.handleJavaScriptDialog``) is a press on a control
+  named by the dialog's message, judged by ``deny_clicks`` (``core/guard/dialog_presses.py``):
+  a denied accept is answered with an error and never reaches Chrome.
+* A client's press at a point (``Input.dispatchMouseEvent`` ``mousePressed``, a touch, a
+  tap) on a page is checked first (``core/guard/input_presses.py``): the bridge asks
+  Chrome's tree what is there before it forwards the command.
 
 Every client message is parsed and the gate forwards its own serialisation of what it
 checked, so a message with duplicate keys cannot mean one thing to the gate and another to
@@ -34,7 +40,7 @@ Chrome.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -48,8 +54,15 @@ from ajantik_cdp.core.guard.cookie_filter import (
     filter_event,
     filter_result,
 )
+from ajantik_cdp.core.guard.dialog_presses import (
+    OpenDialog,
+    OpenDialogs,
+    RefusedDialog,
+    denied_accept,
+)
 from ajantik_cdp.core.guard.event_text import event_method
 from ajantik_cdp.core.guard.fedcm import dialog_providers, selection_refusal
+from ajantik_cdp.core.guard.input_presses import PressPoint, press_point
 from ajantik_cdp.core.guard.privileged_urls import (
     PRIVILEGED_REFUSAL,
     passive_command,
@@ -61,6 +74,7 @@ from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.core.policy.rules import Decision, RequestFacts, decide
 
 BLANK_URLS = frozenset({"", "about:blank"})
+PRESS_TARGETS = frozenset({"page", "iframe"})
 REFUSED_METHODS = {
     "Target.exposeDevToolsProtocol": "it would give page scripts a DevTools session "
     "that bypasses the guard",
@@ -82,6 +96,7 @@ class RouteKind(Enum):
     FORWARD = "forward"  # send ``text`` upstream
     HOLD = "hold"  # wait until ``target_id`` is settled, then route the message again
     REPLY = "reply"  # send ``text`` back to the client; nothing goes upstream
+    CHECK = "check"  # judge ``press`` first: forward ``text``, or answer ``swallow_reply``
 
 
 @dataclass(frozen=True)
@@ -104,6 +119,11 @@ class Route:
     # line does not parse every command a second time; for a command wrapped in
     # Target.sendMessageToTarget, the inner one, which is what acts on the page.
     command: dict[str, Any] | None = None
+    # REPLY: the accept of a dialog deny_clicks refused, to be recorded as a block.
+    refused_dialog: RefusedDialog | None = None
+    # CHECK: the point pressed, and the client's answer if the press is swallowed.
+    press: PressPoint | None = None
+    swallow_reply: str = ""
 
 
 @dataclass(frozen=True)
@@ -122,6 +142,11 @@ class _Session:
 
 StatusLookup = Callable[[str], TargetState]
 UrlLookup = Callable[[str], str]  # a target's current URL, "" when unknown
+DialogLookup = Callable[[str], OpenDialog | None]
+
+
+def _no_dialog(target_id: str) -> OpenDialog | None:
+    return None
 
 
 @dataclass
@@ -145,6 +170,10 @@ class ClientGate:
     history_reads: set[tuple[str | None, int]] = field(default_factory=set)
     history: dict[tuple[str | None, int], tuple[str, ...]] = field(default_factory=dict)
     cookies: CookiePolicy = field(init=False)
+    # The dialogs open on each target: as this client's own Page events showed them, and
+    # as the guard's session saw them (the client may accept one it was never shown).
+    dialogs: OpenDialogs = field(default_factory=OpenDialogs)
+    guard_dialog: DialogLookup = _no_dialog
 
     def __post_init__(self) -> None:
         self.cookies = self.config.cookie_policy
@@ -221,6 +250,26 @@ class ClientGate:
                 _error(msg_id, session_id, -32000, f"ajantik cdp refuses {method}: {refused}"),
             )
 
+        if method == "Page.handleJavaScriptDialog" and target_id is not None and \
+                self.config.deny_clicks and params.get("accept") is not False:
+            denial = denied_accept(self.config.deny_clicks, target_id,
+                                    self.dialogs.get(target_id) or self.guard_dialog(target_id))
+            if denial is not None:
+                return Route(RouteKind.REPLY, _error(
+                    msg_id, session_id, -32000,
+                    f"ajantik cdp refuses to accept the {denial.dialog.kind} dialog "
+                    f"{denial.dialog.message[:200]!r}: a press denied by {denial.rule}"),
+                    target_id, refused_dialog=denial)
+
+        if self.config.deny_clicks and target_type in PRESS_TARGETS:
+            point = press_point(method, params)
+            if point is not None:
+                done: dict[str, Any] = {"id": msg_id, "result": {}}
+                if session_id is not None:
+                    done["sessionId"] = session_id
+                return Route(RouteKind.CHECK, _dumps(msg), target_id, command=msg,
+                             press=point, swallow_reply=_dumps(done))
+
         if method in NAVIGATIONS:
             url = params.get("url")
             # createTarget without a URL (or with "") opens about:blank.
@@ -288,11 +337,16 @@ class ClientGate:
         if isinstance(inner, dict):
             inner = {**inner, "sessionId": inner_session}
         routed = self.route(inner, status)
+        if routed.kind is RouteKind.CHECK:
+            # An old client waits for the inner answer, which only Chrome can give: the
+            # press goes on, and the page-side check judges it.
+            routed = replace(routed, kind=RouteKind.FORWARD, press=None, swallow_reply="")
         if routed.kind is not RouteKind.FORWARD:
             if routed.kind is RouteKind.REPLY:
                 # Answer on the outer command: the client waits for that id.
                 return Route(RouteKind.REPLY, _error(msg["id"], msg.get("sessionId"), -32000,
-                                                     _reply_message(routed.text)))
+                                                     _reply_message(routed.text)),
+                             routed.target_id, refused_dialog=routed.refused_dialog)
             return routed
         assert routed.command is not None  # every FORWARD route carries its command
         forwarded = {k: v for k, v in routed.command.items() if k != "sessionId"}
@@ -444,7 +498,13 @@ class ClientGate:
         elif method == "Target.detachedFromTarget":
             sid = params.get("sessionId")
             if isinstance(sid, str):
-                self.sessions.pop(sid, None)
+                gone = self.sessions.pop(sid, None)
+                if gone is not None:
+                    self.dialogs.gone(gone.target_id)
+        elif method in DIALOG_EVENTS:
+            session_id = msg.get("sessionId")
+            target_id, _ = self._target_of(session_id if isinstance(session_id, str) else None)
+            self.dialogs.event(target_id, method, params)
         elif method == "Fetch.requestPaused":
             req = params.get("request") or {}
             rid = params.get("requestId")
@@ -478,7 +538,6 @@ class ClientGate:
                 return [NavigateWhenGuarded(target_id, url)]
         return []
 
-
     def _learn_history(self, msg: dict[str, Any]) -> None:
         session_id = msg.get("sessionId")
         result = msg.get("result")
@@ -496,7 +555,8 @@ class ClientGate:
                     if isinstance(entry.get(k), str))
 
 
-_GATE_EVENTS = frozenset({
+DIALOG_EVENTS = frozenset({"Page.javascriptDialogOpening", "Page.javascriptDialogClosed"})
+_GATE_EVENTS = DIALOG_EVENTS | frozenset({
     "Target.attachedToTarget",
     "Target.detachedFromTarget",
     "Target.receivedMessageFromTarget",

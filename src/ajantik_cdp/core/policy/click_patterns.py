@@ -10,7 +10,9 @@ it is rejected at load time with the reason.
 Allowed: literal text, ``.``, ``^``, ``$``, ``|``, groups ``(...)`` and ``(?:...)``,
 character classes ``[...]`` with ranges and ``^`` negation, quantifiers ``? * + {n} {n,}
 {n,m}`` (optionally lazy), and backslash before punctuation. Matching ignores case
-(Python ``re.IGNORECASE``; JavaScript flags ``iu``). Labels reach the matcher with their
+(Python ``re.IGNORECASE``; JavaScript flags ``iu``), after the pattern's literal text and
+the label are both folded (compatibility forms and full case folding: ``name_folding.py``,
+so ``straße`` denies ``STRASSE``). Labels reach the matcher with their
 whitespace collapsed to single spaces and trimmed, so a plain space matches any run of
 whitespace in the page.
 """
@@ -18,6 +20,8 @@ whitespace in the page.
 from __future__ import annotations
 
 import re
+
+from ajantik_cdp.core.policy.name_folding import fold_name, fold_pattern
 
 # Punctuation that may follow a backslash; every one of these is an identity escape in
 # both engines (JavaScript's ``u`` flag allows exactly the syntax characters and ``/``).
@@ -35,14 +39,21 @@ def check_click_pattern(pattern: str) -> None:
     _Scanner(pattern).scan()
     try:
         re.compile(pattern, re.IGNORECASE)
+        re.compile(fold_pattern(pattern), re.IGNORECASE)
     except re.error as exc:  # unbalanced groups and the like
         raise ClickPatternError(str(exc)) from None
 
 
 def compile_click_pattern(pattern: str) -> re.Pattern[str]:
-    """The Python side of a checked pattern (used by tests and label previews)."""
+    """The Python side of a checked pattern, folded (name_folding.py): search it in a
+    folded name."""
     check_click_pattern(pattern)
-    return re.compile(pattern, re.IGNORECASE)
+    return re.compile(fold_pattern(pattern), re.IGNORECASE)
+
+
+def click_pattern_matches(pattern: str, name: str) -> bool:
+    """Whether ``pattern`` denies a control named ``name``, as the page decides it."""
+    return compile_click_pattern(pattern).search(fold_name(name)) is not None
 
 
 class _Scanner:
