@@ -301,3 +301,21 @@ async def test_puppeteer_still_lists_pages_while_a_settings_tab_is_open(
             await cdp.send("Target.closeTarget", {"targetId": settings})
     assert proc.returncode == 0, err.decode()[-1000:]
     assert any(u.startswith("chrome://settings") for u in orjson.loads(out))
+
+
+async def test_playwrights_back_and_forward_still_work_through_the_guard(
+        pw: Any, guard: GuardFactory, site: Any) -> None:
+    # Both ask Page.getNavigationHistory first, so the gate knows each entry's URL.
+    # (Waiting for "load" after go_back times out on Chrome's own port too, measured:
+    # the page comes back from the back-forward cache with no load event.)
+    g = await guard()
+    browser = await pw.chromium.connect_over_cdp(g.url)
+    page = await browser.contexts[0].new_page()
+    first, second = site.page("hist-1", "<p>1"), site.page("hist-2", "<p>2")
+    await page.goto(first)
+    await page.goto(second)
+    await page.go_back(wait_until="commit")
+    assert page.url == first
+    await page.go_forward(wait_until="commit")
+    assert page.url == second
+    await browser.close()
