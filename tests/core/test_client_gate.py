@@ -258,6 +258,9 @@ def test_a_target_showing_a_privileged_page_takes_only_passive_commands() -> Non
     assert route("Runtime.evaluate", "S1", {"expression": "1"}) is RouteKind.REPLY
     assert route("Input.dispatchMouseEvent", "S1") is RouteKind.REPLY
     assert route("Page.enable", "S1") is RouteKind.FORWARD
+    # It may leave the page, for an ordinary one only.
+    assert route("Page.navigate", "S1", {"url": "https://app/"}) is RouteKind.FORWARD
+    assert route("Page.navigate", "S1", {"url": "chrome:settings"}) is RouteKind.REPLY
     assert route("Runtime.evaluate", "S2", {"expression": "1"}) is RouteKind.FORWARD
     # Wrapped in sendMessageToTarget (an old client), the same.
     nested = {"id": 4, "method": "Target.sendMessageToTarget", "params": {

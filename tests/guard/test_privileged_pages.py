@@ -255,6 +255,12 @@ async def test_a_settings_tab_the_person_has_open_is_out_of_a_clients_reach(
                      and i != history["entries"][history["currentIndex"]]["id"])
         assert "result" in await cdp.post("Page.navigateToHistoryEntry",
                                           {"entryId": plain}, sid)
+        # Leaving a privileged page for an ordinary one is a navigation like any other.
+        ssid = (await cdp.send("Target.attachToTarget", {"targetId": settings,
+                                                         "flatten": True}))["sessionId"]
+        assert "result" in await cdp.post("Page.navigate", {
+            "url": site.page("left-settings", "<p>z")}, ssid)
+        assert await site.wait_for(lambda: site.gets("/left-settings"))
 
     # A client library connecting while such a tab is open still drives its own pages.
     browser = await pw.chromium.connect_over_cdp(g.url)
