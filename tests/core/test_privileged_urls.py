@@ -153,3 +153,7 @@ def test_what_client_libraries_send_while_attaching_is_passive() -> None:
                    # leaving the page (where to is decided as any navigation)
                    "Page.navigate", "Page.navigateToHistoryEntry", "Page.reload"):
         assert passive_command(method, {}), method
+    # Playwright's utility world (empty) and Puppeteer's (one comment line).
+    for source in ("", "//# sourceURL=pptr:internal"):
+        assert passive_command("Page.addScriptToEvaluateOnNewDocument",
+                               {"source": source, "worldName": "w"})

@@ -325,3 +325,29 @@ async def test_playwrights_back_and_forward_still_work_through_the_guard(
     await page.go_forward(wait_until="commit")
     assert page.url == second
     await browser.close()
+
+
+async def test_playwright_on_a_settings_tab_can_take_it_away_but_not_script_it(
+        pw: Any, chrome: Any, guard: GuardFactory, site: Any) -> None:
+    """Measured before Playwright's empty utility-world script and font settings were let
+    through: its page object for the settings tab had no URL and every goto failed ("Frame
+    has been detached"), as it would on a desktop Chrome's new-tab page."""
+    async with direct(chrome.http_url) as cdp:
+        settings = (await cdp.send("Target.createTarget",
+                                   {"url": "chrome://settings/"}))["targetId"]
+        await _wait_privileged(cdp, set())
+        try:
+            g = await guard()
+            browser = await pw.chromium.connect_over_cdp(g.url)
+            page = next(p for p in browser.contexts[0].pages
+                        if p.url.startswith("chrome://settings"))
+            # Refused (Playwright words the refused Runtime.callFunctionOn as a destroyed
+            # execution context).
+            with pytest.raises(Exception, match=r"refuses|context was destroyed"):
+                await page.evaluate("typeof chrome.settingsPrivate")
+            await page.goto(site.page("taken-away", "<title>away</title>"))
+            assert await page.title() == "away"
+            assert await page.evaluate("1 + 1") == 2  # an ordinary page again
+            await browser.close()
+        finally:
+            await cdp.send("Target.closeTarget", {"targetId": settings})

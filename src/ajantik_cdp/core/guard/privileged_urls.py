@@ -109,6 +109,7 @@ _PASSIVE = frozenset({
     "Runtime.runIfWaitingForDebugger", "Runtime.getIsolateId", "Page.getFrameTree",
     "Page.setLifecycleEventsEnabled", "Page.getNavigationHistory", "Page.bringToFront",
     "Page.close", "Page.createIsolatedWorld", "Page.setInterceptFileChooserDialog",
+    "Page.setFontFamilies", "Page.setFontSizes",
     "Network.setCacheDisabled", "Network.setBypassServiceWorker",
     "Network.setUserAgentOverride", "Network.setExtraHTTPHeaders",
     "Network.emulateNetworkConditions", "Target.setAutoAttach", "Target.getTargetInfo",
@@ -120,9 +121,9 @@ _PASSIVE = frozenset({
 # Domains whose every command only changes how the page is shown or measured (viewport,
 # media, time zone; metrics, console entries): none runs code or presses anything.
 _PASSIVE_DOMAINS = frozenset({"Emulation", "Performance", "Log"})
-# A script that is one comment line (Puppeteer names its utility world with
+# A script that is empty (Playwright's utility world) or one comment line (Puppeteer's,
 # "//# sourceURL=pptr:internal"): no JavaScript line terminator, so no code.
-_COMMENT_ONLY = re.compile(r"[ \t]*//[^\n\r\u2028\u2029]*")
+_COMMENT_ONLY = re.compile(r"[ \t]*(//[^\n\r\u2028\u2029]*)?")
 
 
 def passive_command(method: str, params: Any) -> bool:
