@@ -225,6 +225,8 @@ def test_chromes_settings_page_is_never_opened_for_a_client() -> None:
             ("Page.navigate", {"url": "about:settings"}, "S1"),
             # The spelling that got through (issue 27): no slashes.
             ("Page.navigate", {"url": "chrome:settings/performance"}, "S1"),
+            ("PWA.launch", {"manifestId": "https://app/m.json", "url": "chrome:settings"},
+             None),
             ("Target.sendMessageToTarget", {"sessionId": "S1", "message": dumps(
                 {"id": 1, "method": "Page.navigate",
                  "params": {"url": "\tview-source:chrome:settings"}})}, None)):
@@ -256,6 +258,9 @@ def test_a_target_showing_a_privileged_page_takes_only_passive_commands() -> Non
     assert route("Runtime.evaluate", "S1", {"expression": "1"}) is RouteKind.REPLY
     assert route("Input.dispatchMouseEvent", "S1") is RouteKind.REPLY
     assert route("Page.enable", "S1") is RouteKind.FORWARD
+    # It may leave the page, for an ordinary one only.
+    assert route("Page.navigate", "S1", {"url": "https://app/"}) is RouteKind.FORWARD
+    assert route("Page.navigate", "S1", {"url": "chrome:settings"}) is RouteKind.REPLY
     assert route("Runtime.evaluate", "S2", {"expression": "1"}) is RouteKind.FORWARD
     # Wrapped in sendMessageToTarget (an old client), the same.
     nested = {"id": 4, "method": "Target.sendMessageToTarget", "params": {
@@ -291,3 +296,11 @@ def test_a_history_navigation_is_decided_on_the_entry_an_answer_named() -> None:
                                    "sessionId": "S2", "params": {"entryId": 2}}),
                             states(T2=TargetState.GUARDED))
     assert route.kind is RouteKind.REPLY
+
+
+def test_devtools_front_end_is_never_opened_for_a_client() -> None:
+    gate = ClientGate(CFG)
+    route = gate.route_text(dumps({"id": 2, "method": "Target.openDevTools",
+                                   "params": {"targetId": "T1"}}), states())
+    assert route.kind is RouteKind.REPLY
+    assert "DevTools' own front end" in orjson.loads(route.text)["error"]["message"]

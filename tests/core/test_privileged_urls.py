@@ -129,8 +129,8 @@ def test_a_target_showing_chromes_error_page_or_no_url_is_not_privileged() -> No
     "Runtime.evaluate", "Runtime.callFunctionOn", "Runtime.compileScript",
     "Runtime.runScript", "Debugger.setBreakpointByUrl", "Debugger.evaluateOnCallFrame",
     "Input.dispatchMouseEvent", "Input.dispatchKeyEvent", "Input.insertText",
-    "DOM.setAttributeValue", "DOM.setOuterHTML", "Page.reload", "Page.navigate",
-    "Page.setDocumentContent", "Fetch.enable", "Fetch.fulfillRequest",
+    "DOM.setAttributeValue", "DOM.setOuterHTML", "DOM.getOuterHTML",
+    "Page.captureScreenshot", "Page.setDocumentContent", "Fetch.enable", "Fetch.fulfillRequest",
     "Page.addScriptToEvaluateOnNewDocument", "Storage.getCookies", "Runtime.addBinding"])
 def test_nothing_that_acts_reaches_a_privileged_page(method: str) -> None:
     assert not passive_command(method, {"source": "chrome.settingsPrivate.setPref()"})
@@ -149,5 +149,11 @@ def test_what_client_libraries_send_while_attaching_is_passive() -> None:
     for method in ("Page.enable", "Runtime.enable", "Network.enable", "Log.enable",
                    "Page.getFrameTree", "Page.setLifecycleEventsEnabled",
                    "Target.setAutoAttach", "Runtime.runIfWaitingForDebugger",
-                   "Emulation.setDeviceMetricsOverride", "Page.createIsolatedWorld"):
+                   "Emulation.setDeviceMetricsOverride", "Page.createIsolatedWorld",
+                   # leaving the page (where to is decided as any navigation)
+                   "Page.navigate", "Page.navigateToHistoryEntry", "Page.reload"):
         assert passive_command(method, {}), method
+    # Playwright's utility world (empty) and Puppeteer's (one comment line).
+    for source in ("", "//# sourceURL=pptr:internal"):
+        assert passive_command("Page.addScriptToEvaluateOnNewDocument",
+                               {"source": source, "worldName": "w"})

@@ -255,6 +255,12 @@ async def test_a_settings_tab_the_person_has_open_is_out_of_a_clients_reach(
                      and i != history["entries"][history["currentIndex"]]["id"])
         assert "result" in await cdp.post("Page.navigateToHistoryEntry",
                                           {"entryId": plain}, sid)
+        # Leaving a privileged page for an ordinary one is a navigation like any other.
+        ssid = (await cdp.send("Target.attachToTarget", {"targetId": settings,
+                                                         "flatten": True}))["sessionId"]
+        assert "result" in await cdp.post("Page.navigate", {
+            "url": site.page("left-settings", "<p>z")}, ssid)
+        assert await site.wait_for(lambda: site.gets("/left-settings"))
 
     # A client library connecting while such a tab is open still drives its own pages.
     browser = await pw.chromium.connect_over_cdp(g.url)
@@ -301,3 +307,47 @@ async def test_puppeteer_still_lists_pages_while_a_settings_tab_is_open(
             await cdp.send("Target.closeTarget", {"targetId": settings})
     assert proc.returncode == 0, err.decode()[-1000:]
     assert any(u.startswith("chrome://settings") for u in orjson.loads(out))
+
+
+async def test_playwrights_back_and_forward_still_work_through_the_guard(
+        pw: Any, guard: GuardFactory, site: Any) -> None:
+    # Both ask Page.getNavigationHistory first, so the gate knows each entry's URL.
+    # (Waiting for "load" after go_back times out on Chrome's own port too, measured:
+    # the page comes back from the back-forward cache with no load event.)
+    g = await guard()
+    browser = await pw.chromium.connect_over_cdp(g.url)
+    page = await browser.contexts[0].new_page()
+    first, second = site.page("hist-1", "<p>1"), site.page("hist-2", "<p>2")
+    await page.goto(first)
+    await page.goto(second)
+    await page.go_back(wait_until="commit")
+    assert page.url == first
+    await page.go_forward(wait_until="commit")
+    assert page.url == second
+    await browser.close()
+
+
+async def test_playwright_on_a_settings_tab_can_take_it_away_but_not_script_it(
+        pw: Any, chrome: Any, guard: GuardFactory, site: Any) -> None:
+    """Measured before Playwright's empty utility-world script and font settings were let
+    through: its page object for the settings tab had no URL and every goto failed ("Frame
+    has been detached"), as it would on a desktop Chrome's new-tab page."""
+    async with direct(chrome.http_url) as cdp:
+        settings = (await cdp.send("Target.createTarget",
+                                   {"url": "chrome://settings/"}))["targetId"]
+        await _wait_privileged(cdp, set())
+        try:
+            g = await guard()
+            browser = await pw.chromium.connect_over_cdp(g.url)
+            page = next(p for p in browser.contexts[0].pages
+                        if p.url.startswith("chrome://settings"))
+            # Refused (Playwright words the refused Runtime.callFunctionOn as a destroyed
+            # execution context).
+            with pytest.raises(Exception, match=r"refuses|context was destroyed"):
+                await page.evaluate("typeof chrome.settingsPrivate")
+            await page.goto(site.page("taken-away", "<title>away</title>"))
+            assert await page.title() == "away"
+            assert await page.evaluate("1 + 1") == 2  # an ordinary page again
+            await browser.close()
+        finally:
+            await cdp.send("Target.closeTarget", {"targetId": settings})

@@ -84,12 +84,14 @@ REFUSED_METHODS = {
     "interception API is not checked by the guard)",
     "Network.loadNetworkResource": "Chrome would fetch the URL with the person's session "
     "outside the guard's net and hand the answer to the client",
+    "Target.openDevTools": "it opens DevTools' own front end, a privileged page that is "
+    "itself a DevTools client of Chrome, outside the guard",
 }
 
 
 # Commands that open a URL in a tab as Chrome itself (browser-initiated: Chrome lets
 # them reach its own pages, which a page's script cannot).
-NAVIGATIONS = frozenset({"Target.createTarget", "Page.navigate"})
+NAVIGATIONS = frozenset({"Target.createTarget", "Page.navigate", "PWA.launch"})
 
 
 class RouteKind(Enum):
@@ -273,6 +275,7 @@ class ClientGate:
         if method in NAVIGATIONS:
             url = params.get("url")
             # createTarget without a URL (or with "") opens about:blank.
+            # (PWA.launch without a URL opens the app's own start page.)
             why = privileged_scheme(url) if isinstance(url, str) and (
                 method == "Page.navigate" or url not in BLANK_URLS) else None
             if method == "Page.navigate" and not isinstance(url, str):

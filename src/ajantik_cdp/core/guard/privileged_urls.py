@@ -102,22 +102,28 @@ PRIVILEGED_REFUSAL = ("it is one of Chrome's own privileged pages ({why}), which
 # A settings tab the person has open, an extension's worker: Chrome lets a client attach
 # to them, and a client library attaches to every target it is given (measured: Puppeteer's
 # browser.pages() fails if a settings tab refuses Network.enable). So such a target takes
-# the commands that only switch a domain's events on or off or describe the target, and
-# nothing that runs code there, acts on its page or changes what its next document runs.
+# the commands that only switch a domain's events on or off, describe the target or leave
+# the page, and nothing that runs code there, acts on its page, reads its content or
+# changes what its next document runs.
 _PASSIVE = frozenset({
     "Runtime.runIfWaitingForDebugger", "Runtime.getIsolateId", "Page.getFrameTree",
     "Page.setLifecycleEventsEnabled", "Page.getNavigationHistory", "Page.bringToFront",
     "Page.close", "Page.createIsolatedWorld", "Page.setInterceptFileChooserDialog",
+    "Page.setFontFamilies", "Page.setFontSizes",
     "Network.setCacheDisabled", "Network.setBypassServiceWorker",
     "Network.setUserAgentOverride", "Network.setExtraHTTPHeaders",
     "Network.emulateNetworkConditions", "Target.setAutoAttach", "Target.getTargetInfo",
+    # Leaving the page: the gate decides where to (a privileged page is refused), and the
+    # net decides the load. A client that finds the person's new-tab page (chrome://newtab
+    # in a desktop Chrome) navigates it away like any tab.
+    "Page.navigate", "Page.navigateToHistoryEntry", "Page.reload", "Page.stopLoading",
 })
 # Domains whose every command only changes how the page is shown or measured (viewport,
 # media, time zone; metrics, console entries): none runs code or presses anything.
 _PASSIVE_DOMAINS = frozenset({"Emulation", "Performance", "Log"})
-# A script that is one comment line (Puppeteer names its utility world with
+# A script that is empty (Playwright's utility world) or one comment line (Puppeteer's,
 # "//# sourceURL=pptr:internal"): no JavaScript line terminator, so no code.
-_COMMENT_ONLY = re.compile(r"[ \t]*//[^\n\r\u2028\u2029]*")
+_COMMENT_ONLY = re.compile(r"[ \t]*(//[^\n\r\u2028\u2029]*)?")
 
 
 def passive_command(method: str, params: Any) -> bool:
