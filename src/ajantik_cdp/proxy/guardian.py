@@ -31,6 +31,7 @@ from typing import Any
 
 import aiohttp
 
+from ajantik_cdp.core.guard import background_fetch
 from ajantik_cdp.core.guard.browser_permissions import DeniedContexts
 from ajantik_cdp.core.guard.client_gate import SETTINGS_REFUSAL, is_settings_url
 from ajantik_cdp.core.guard.interception import Interception
@@ -92,6 +93,7 @@ class Guardian:
         self._tasks: set[asyncio.Task[None]] = set()
         self._preloading: PreloadLease | None = None  # set once the guard holds it
         self.denied_contexts = DeniedContexts()
+        self._fetches_seen: set[tuple[str, str, bool]] = set()
         self.interceptor = Interceptor(machine, conn, reports, self.spawn)
         conn.on_event = self._on_event
         conn.unread = UNREAD_EVENTS
@@ -149,11 +151,39 @@ class Guardian:
         for task in list(self._tasks):
             task.cancel()
         lease, self._preloading = self._preloading, None
+        self._stop_recording()
         try:
             if lease is not None:
                 await lease.release(self.conn, self._session_of)
         finally:
             await self.conn.close()
+
+    def _stop_recording(self) -> None:
+        # Recording is the profile's, not the session's: left on, Chrome would keep
+        # logging background fetches in the person's profile after the guard.
+        method, params = background_fetch.STOP_RECORDING
+        page = next((t for t in self.targets if t.target_type == "page"
+                     and t.session_id is not None and t.state is TargetState.GUARDED), None)
+        if page is not None:
+            self.conn.post(method, params, page.session_id)
+
+    def _on_background_fetch(self, session_id: Any, params: dict[str, Any]) -> None:
+        found = background_fetch.denied_fetch(self.interceptor.machine.config, params)
+        if found is None or not isinstance(session_id, str):
+            return
+        key = (found.origin, found.url, found.sent)
+        if key in self._fetches_seen:
+            return  # every page session in the context hears the same event
+        self._fetches_seen.add(key)
+        if found.sent:
+            log.error("GOT THROUGH: a background fetch of %s from %s reached the network "
+                      "(denied by %s)", found.url, found.origin, found.decision.reason)
+            return
+        method, command = background_fetch.clear_command(found.origin)
+        self.conn.post(method, command, session_id)
+        log.warning("background fetch of %s from %s refused (%s): the site's service "
+                    "workers were removed, which ends the job before it sends",
+                    found.url, found.origin, found.decision.reason)
 
     async def _session_of(self, target_id: str) -> str | None:
         """The guard's own session on a target once it is guarded (for the settings tab)."""
@@ -218,6 +248,8 @@ class Guardian:
                                          context_id if isinstance(context_id, str) else None))
             elif news is not None and news.gone is not None:
                 self._wake(news.gone)
+        elif method == background_fetch.EVENT:
+            self._on_background_fetch(msg.get("sessionId"), params)
         elif method == "Inspector.targetCrashed":
             # A worker that stopped (idle, or ServiceWorker.stopAllWorkers): its session
             # stays, and it starts again on it, waiting for the debugger.
@@ -260,6 +292,11 @@ class Guardian:
         # the browser-side ones are awaited, the target released, then the rest awaited.
         browser_side = [(method, conn.start(method, params, None)) for method, params
                         in self.denied_contexts.needed(context_id)]
+        if target.target_type == "page":
+            # Background Fetch's requests leave outside the net; Chrome names each one on
+            # a page session first (core/guard/background_fetch.py).
+            browser_side += [(method, conn.start(method, params, sid))
+                             for method, params in background_fetch.OBSERVE]
         if plan.join_net:
             browser_side.append(("Fetch.enable", conn.start(
                 "Fetch.enable", {"patterns": [], "handleAuthRequests": False}, sid)))
