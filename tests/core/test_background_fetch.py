@@ -55,3 +55,15 @@ def test_the_method_is_unknown_so_allow_writes_decides_every_request() -> None:
                                        "https://cdn.example/video.mp4")) is not None
     assert denied_fetch(config, _event("Request processing started",
                                        "https://api.example/upload")) is None
+
+
+def test_a_client_may_not_stop_the_recording_the_guard_watches() -> None:
+    from ajantik_cdp.core.guard.background_fetch import recording_refusal
+
+    stop = {"service": "backgroundFetch", "shouldRecord": False}
+    assert recording_refusal("BackgroundService.setRecording", stop)
+    assert recording_refusal("BackgroundService.setRecording",
+                             {**stop, "shouldRecord": True}) is None
+    assert recording_refusal("BackgroundService.setRecording",
+                             {**stop, "service": "backgroundSync"}) is None
+    assert recording_refusal("BackgroundService.stopObserving", stop) is None

@@ -78,3 +78,13 @@ def denied_fetch(config: GuardConfig, params: Mapping[str, Any]) -> DeniedFetch 
 def clear_command(origin: str) -> tuple[str, dict[str, Any]]:
     """Remove the site's service workers: Chrome abandons their Background Fetch jobs."""
     return ("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "service_workers"})
+
+
+def recording_refusal(method: str, params: Mapping[str, Any]) -> str | None:
+    """A client's command that would stop Chrome recording Background Fetch (recording is
+    the profile's, not the session's: the guard's events would stop with it)."""
+    if method == "BackgroundService.setRecording" and params.get("service") == SERVICE \
+            and not params.get("shouldRecord"):
+        return ("the guard watches Background Fetch through Chrome's recording of it, "
+                "which this would stop for every session")
+    return None
