@@ -151,21 +151,22 @@ class Guardian:
         for task in list(self._tasks):
             task.cancel()
         lease, self._preloading = self._preloading, None
-        self._stop_recording()
+        await self._stop_recording()
         try:
             if lease is not None:
                 await lease.release(self.conn, self._session_of)
         finally:
             await self.conn.close()
 
-    def _stop_recording(self) -> None:
+    async def _stop_recording(self) -> None:
         # Recording is the profile's, not the session's: left on, Chrome would keep
-        # logging background fetches in the person's profile after the guard.
+        # logging background fetches in the person's profile after the guard. Awaited:
+        # a command only queued is lost when the connection closes right after.
         method, params = background_fetch.STOP_RECORDING
-        page = next((t for t in self.targets if t.target_type == "page"
-                     and t.session_id is not None and t.state is TargetState.GUARDED), None)
-        if page is not None:
-            self.conn.post(method, params, page.session_id)
+        for page in [t for t in self.targets if t.target_type == "page"
+                     and t.session_id is not None and t.state is TargetState.GUARDED]:
+            with contextlib.suppress(CdpError, ConnectionLost, TimeoutError):
+                await self.conn.send(method, params, page.session_id, 2.0)
 
     def _on_background_fetch(self, session_id: Any, params: dict[str, Any]) -> None:
         found = background_fetch.denied_fetch(self.interceptor.machine.config, params)
