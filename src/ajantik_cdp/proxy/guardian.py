@@ -94,6 +94,7 @@ class Guardian:
         self._preloading: PreloadLease | None = None  # set once the guard holds it
         self.denied_contexts = DeniedContexts()
         self._fetches_seen: set[tuple[str, str, bool]] = set()
+        self._closing = False  # from here on no target starts Chrome recording again
         self.interceptor = Interceptor(machine, conn, reports, self.spawn)
         conn.on_event = self._on_event
         conn.unread = UNREAD_EVENTS
@@ -151,11 +152,14 @@ class Guardian:
         for task in list(self._tasks):
             task.cancel()
         lease, self._preloading = self._preloading, None
-        await self._stop_recording()
         try:
             if lease is not None:
                 await lease.release(self.conn, self._session_of)
         finally:
+            # Last: giving the lease back opens a settings tab, which the guard installs
+            # itself on, and recording with it.
+            self._closing = True
+            await self._stop_recording()
             await self.conn.close()
 
     async def _stop_recording(self) -> None:
@@ -293,7 +297,7 @@ class Guardian:
         # the browser-side ones are awaited, the target released, then the rest awaited.
         browser_side = [(method, conn.start(method, params, None)) for method, params
                         in self.denied_contexts.needed(context_id)]
-        if target.target_type == "page":
+        if target.target_type == "page" and not self._closing:
             # Background Fetch's requests leave outside the net; Chrome names each one on
             # a page session first (core/guard/background_fetch.py).
             browser_side += [(method, conn.start(method, params, sid))
