@@ -51,18 +51,22 @@ async def tls_site() -> AsyncIterator[TlsHitSite]:
 
 
 def _reporting_page(site: TlsHitSite) -> str:
-    """A page whose image breaks its CSP (a report for ``Reporting-Endpoints``' ``csp``)
-    and whose load is a NEL event (for the ``Report-To`` group NEL names), both endpoints
-    on the denied origin."""
+    """A page whose image breaks its CSP (a report for ``Reporting-Endpoints``' ``csp``),
+    that uses a deprecated feature (one for its ``default``), and whose load is a NEL
+    event (for the ``Report-To`` group NEL names), every endpoint on the denied origin."""
     site.page_headers["reports"] = {
-        "Reporting-Endpoints": 'csp="{B}/denied-report-csp"',
+        "Reporting-Endpoints": 'csp="{B}/denied-report-csp", '
+                               'default="{B}/denied-report-default"',
         "Content-Security-Policy": "img-src 'none'; report-to csp",
         "Report-To": json.dumps({"group": "nel", "max_age": 3600,
                                  "endpoints": [{"url": "{B}/denied-report-nel"}]}),
         "NEL": json.dumps({"report_to": "nel", "max_age": 3600,
                            "success_fraction": 1.0, "failure_fraction": 1.0}),
     }
-    return site.page("reports", "<title>reports</title><img src='{B}/blocked.png'>")
+    # A synchronous XHR on the main thread is deprecated: a report for ``default``.
+    return site.page("reports", "<title>reports</title><img src='{B}/blocked.png'><script>"
+                     "const x = new XMLHttpRequest(); x.open('GET', '/sync-xhr', false);"
+                     "x.send();</script>")
 
 
 async def _load(pw: Any, cdp_url: str, url: str) -> list[str]:
@@ -93,10 +97,12 @@ async def test_reports_chrome_uploads_itself_land_without_the_guard_only(
     url = _reporting_page(tls_site)
     queued = await _load(pw, chrome.http_url, url)
     assert await tls_site.wait_for(lambda: tls_site.writes("/denied-report-csp")
-                                   and tls_site.writes("/denied-report-nel")), \
+                                   and tls_site.writes("/denied-report-nel")
+                                   and tls_site.writes("/denied-report-default")), \
         f"the reports never arrived without the guard (queued: {queued}; hits: " \
         f"{[h.path for h in tls_site.hits]})"
     assert b"csp-violation" in tls_site.writes("/denied-report-csp")[0].body
+    assert b"deprecation" in tls_site.writes("/denied-report-default")[0].body
 
     tls_site.hits.clear()
     opts = GuardOptions(upstream=chrome.http_url,
@@ -104,7 +110,8 @@ async def test_reports_chrome_uploads_itself_land_without_the_guard_only(
                         record_path=tmp_path / "record.jsonl", install_signal_handlers=False)
     async with running_guard(opts, "test finished") as handle:
         queued = await _load(pw, f"http://127.0.0.1:{handle.server.port}", url)
-        assert "csp-violation" in queued, "Chrome queued no report: this test proves nothing"
+        assert {"csp-violation", "deprecation"} <= set(queued), \
+            f"Chrome queued {queued}: this test proves nothing"
         await tls_site.settle(2.0)  # twenty delivery rounds
         assert tls_site.gets("/page/reports"), "the page did not load through the guard"
         assert tls_site.writes("/denied-report") == [], "a report reached the denied origin"

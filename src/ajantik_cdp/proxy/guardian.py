@@ -32,6 +32,7 @@ from typing import Any
 
 import aiohttp
 
+from ajantik_cdp.core.guard import background_fetch
 from ajantik_cdp.core.guard.browser_permissions import DeniedContexts
 from ajantik_cdp.core.guard.client_gate import DIALOG_EVENTS
 from ajantik_cdp.core.guard.dialog_presses import OpenDialogs
@@ -106,6 +107,8 @@ class Guardian:
         self.preload_watch = PreloadWatcher(conn, self._session_of, self._page_sessions,
                                             lambda: self._preloading is not None)
         self.denied_contexts = DeniedContexts()
+        self._fetches_seen: set[tuple[str, str, bool]] = set()
+        self._closing = False  # from here on no target starts Chrome recording again
         self.interceptor = Interceptor(machine, conn, reports, self.spawn)
         conn.on_event = self._on_event
         conn.unread = UNREAD_EVENTS
@@ -170,7 +173,39 @@ class Guardian:
             if lease is not None:
                 await lease.release(self.conn, self._session_of)
         finally:
+            # Last: giving the lease back opens a settings tab, which the guard installs
+            # itself on, and recording with it.
+            self._closing = True
+            await self._stop_recording()
             await self.conn.close()
+
+    async def _stop_recording(self) -> None:
+        # Recording is the profile's, not the session's: left on, Chrome would keep
+        # logging background fetches in the person's profile after the guard. Awaited:
+        # a command only queued is lost when the connection closes right after.
+        method, params = background_fetch.STOP_RECORDING
+        for page in [t for t in self.targets if t.target_type == "page"
+                     and t.session_id is not None and t.state is TargetState.GUARDED]:
+            with contextlib.suppress(CdpError, ConnectionLost, TimeoutError):
+                await self.conn.send(method, params, page.session_id, 2.0)
+
+    def _on_background_fetch(self, session_id: Any, params: dict[str, Any]) -> None:
+        found = background_fetch.denied_fetch(self.interceptor.machine.config, params)
+        if found is None or not isinstance(session_id, str):
+            return
+        key = (found.origin, found.url, found.sent)
+        if key in self._fetches_seen:
+            return  # every page session in the context hears the same event
+        self._fetches_seen.add(key)
+        if found.sent:
+            log.error("GOT THROUGH: a background fetch of %s from %s reached the network "
+                      "(denied by %s)", found.url, found.origin, found.decision.reason)
+            return
+        method, command = background_fetch.clear_command(found.origin)
+        self.conn.post(method, command, session_id)
+        log.warning("background fetch of %s from %s refused (%s): the site's service "
+                    "workers were removed, which ends the job before it sends",
+                    found.url, found.origin, found.decision.reason)
 
     async def _session_of(self, target_id: str) -> str | None:
         """The guard's own session on a target once it is guarded (for the settings tab)."""
@@ -279,6 +314,8 @@ class Guardian:
         elif method in DIALOG_EVENTS:
             target = self.targets.by_session(msg.get("sessionId", ""))
             self.dialogs.event(target.target_id if target else None, method, params)
+        elif method == background_fetch.EVENT:
+            self._on_background_fetch(msg.get("sessionId"), params)
         elif method == "Inspector.targetCrashed":
             # A worker that stopped (idle, or ServiceWorker.stopAllWorkers): its session
             # stays, and it starts again on it, waiting for the debugger.
@@ -321,6 +358,11 @@ class Guardian:
         # the browser-side ones are awaited, the target released, then the rest awaited.
         browser_side = [(method, conn.start(method, params, None)) for method, params
                         in self.denied_contexts.needed(context_id)]
+        if target.target_type == "page" and not self._closing:
+            # Background Fetch's requests leave outside the net; Chrome names each one on
+            # a page session first (core/guard/background_fetch.py).
+            browser_side += [(method, conn.start(method, params, sid))
+                             for method, params in background_fetch.OBSERVE]
         if plan.join_net:
             browser_side.append(("Fetch.enable", conn.start(
                 "Fetch.enable", {"patterns": [], "handleAuthRequests": False}, sid)))

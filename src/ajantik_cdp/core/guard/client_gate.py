@@ -46,6 +46,7 @@ from typing import Any
 
 import orjson
 
+from ajantik_cdp.core.guard.background_fetch import recording_refusal
 from ajantik_cdp.core.guard.browser_permissions import permission_refusal
 from ajantik_cdp.core.guard.cookie_filter import (
     COOKIE_EVENTS,
@@ -241,7 +242,8 @@ class ClientGate:
             )
         params = params or {}
 
-        refused = REFUSED_METHODS.get(method) or permission_refusal(method, params)
+        refused = (REFUSED_METHODS.get(method) or permission_refusal(method, params)
+                   or recording_refusal(method, params))
         if method == "FedCm.selectAccount" and not refused:
             refused = selection_refusal(self.config,
                                         self.fedcm_dialogs.get(str(params.get("dialogId"))),
