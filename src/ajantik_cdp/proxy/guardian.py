@@ -72,6 +72,13 @@ UNREAD_EVENTS = frozenset({
     "Network.policyUpdated",
 })
 INSTALL_TIMEOUT = 30.0
+# What became of a WebSocket after webSocketCreated (core/guard/socket_watch.py).
+SOCKET_EVENTS = frozenset({
+    "Network.webSocketWillSendHandshakeRequest",
+    "Network.webSocketHandshakeResponseReceived",
+    "Network.webSocketFrameError",
+    "Network.webSocketClosed",
+})
 
 
 @dataclass
@@ -86,7 +93,8 @@ class Guardian:
         self.targets = machine.targets
         self.reports = reports
         self.scripts = scripts
-        self.sockets = WebSocketGuard(socket_plan(machine.config), reports)
+        self.sockets = WebSocketGuard(socket_plan(machine.config), reports, machine.config)
+        self.sockets.target_of = self.targets.by_session
         self._settles: dict[str, _Settle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._preloading: PreloadLease | None = None  # set once the guard holds it
@@ -200,7 +208,18 @@ class Guardian:
         params = msg.get("params") or {}
         if method == "Fetch.requestPaused":
             self.interceptor.on_paused(msg.get("sessionId"), params)
+        elif method in SOCKET_EVENTS:
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None:
+                step = self.sockets.on_socket_event(target, method, params)
+                if step is not None:
+                    # At once, before anything else this connection sends.
+                    self.conn.post(step.method, step.params, step.session_id)
         elif method in TARGET_EVENTS:
+            if method == "Target.attachedToTarget":
+                self.sockets.attached(str(params.get("sessionId")), msg.get("sessionId"))
+            elif method == "Target.detachedFromTarget":
+                self.sockets.detached(str(params.get("sessionId")))
             news = self.targets.news(method, params)
             if news is not None and news.attached is not None:
                 self.spawn(self._install(news.attached, news.waiting))
