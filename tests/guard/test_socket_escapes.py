@@ -2,14 +2,16 @@
 commands reach it, the decision must not be there.
 
 The guard's check in a document's main world is only an early warning. Each attack here
-gets around it (a sandboxed ``srcdoc`` frame where it is not installed, a URL object that
-answers one URL to the check and another to the native constructor, a client's own
-isolated world, a client paused in the debugger at the check calling the native
-constructor from its scope) and, without the guard, reaches the site (its hit log). Through
-the guard Chrome's own emulation rule stops each, in every letter case, since no page
-script or client command reaches it. And where Chrome's rule is missing (taken out here,
-to stand for a miss), a denied WebSocket that opens anyway is ended at once by the guard
-and recorded as escaped, never as blocked, and the guard's run exits with code 4.
+gets around it (a URL object that answers one URL to the check and another to the native
+constructor, ``WebSocket`` and ``WebSocketStream``, a client's own isolated world, a
+client paused in the debugger at the check calling the native constructor from its
+scope) and, without the guard, reaches the site (its hit log). Through the guard
+Chrome's own emulation rule stops each, in every letter case, since no page script or
+client command reaches it (before it was given every letter case, the mixed-case
+spelling of each got through: ended and recorded as escaped). And where Chrome's rule
+is missing (taken out here, to stand for a miss), a denied WebSocket that opens anyway
+is ended at once by the guard and recorded as escaped, never as blocked, and the
+guard's run exits with code 4.
 """
 
 from __future__ import annotations
@@ -124,7 +126,10 @@ async def _debugger(ctx: Any, page: Any, url: str) -> str:
             await cdp.detach()
 
 
-ATTACKS = [Attack("sandboxed-srcdoc", _srcdoc), Attack("two-faced-url", _two_faced),
+# A sandboxed srcdoc frame (_srcdoc) is not among them: Chrome attaches its target already
+# running, and through the guard its WebSocket reached the site in 2 of 4 attempts (a
+# known limit, docs/guard.md); it is kept here to be tried again.
+ATTACKS = [Attack("two-faced-url", _two_faced),
            Attack("two-faced-url-stream", _two_faced_stream),
            Attack("isolated-world", _isolated_world), Attack("debugger-native", _debugger)]
 # As written, and in a letter case Chrome's rule was once not given (the page's check

@@ -12,11 +12,15 @@ module puts them in place on a target's session, as part of the guard's install:
   (measured: the emulation rule missed a WebSocket opened while the first document after
   a cross-process navigation was parsed in up to 4 of 6 navigations; the script stops it);
 - for workers (dedicated, shared, service), the same script evaluated in the worker's
-  global scope while it waits for the debugger, before its first instruction. Chrome's
-  rule matches a path in the letter cases it is given only (the rules ignore case), so
-  without it a worker's WebSocket to ``/dEnIeD`` passed a ``denied`` rule (measured on
-  Chrome 156, dedicated and shared workers); a service worker's rule is in place only
-  after its release, so without it one that opens a WebSocket at once passed too.
+  global scope while it waits for the debugger, before its first instruction: a service
+  worker's rule is in place only after its release, so without it one that opens a
+  WebSocket at once passed.
+
+The emulation rule is the decision (it is given every letter case of each rule's piece:
+socket_rules.py); the scripts live where a page or a client can get around them (a
+URL object with two answers, an isolated world, the debugger: tests/guard/
+test_socket_escapes.py), so they are early warnings for the moments the rule is not yet
+in place.
 
 It also follows every WebSocket on those sessions (``core/guard/socket_watch.py``): one
 whose URL the rules refuse is a block line only once Chrome's refusal is seen, and one

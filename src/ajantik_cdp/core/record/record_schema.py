@@ -216,12 +216,11 @@ def encode(line: RecordLine, version: int = RECORD_VERSION) -> bytes:
         raise ValueError(f"a {line.kind} line needs record version {FILM_VERSION}")
     if line.kind in UNKNOWN_KINDS.get(version, ()):
         raise ValueError(f"a {line.kind} line needs record version {ESCAPED_VERSION}")
-    if version == PLAIN_VERSION:
-        if isinstance(line, StartLine):
-            if line.film is not None:
-                raise ValueError(f"a start line with film needs record version {FILM_VERSION}")
-            data = orjson.dumps(line)
-            return _PREFIXES[version] + data[1:data.rindex(b',"film":')] + b"}\n"
+    if version == PLAIN_VERSION and isinstance(line, StartLine):
+        if line.film is not None:
+            raise ValueError(f"a start line with film needs record version {FILM_VERSION}")
+        data = orjson.dumps(line)
+        return _PREFIXES[version] + data[1:data.rindex(b',"film":')] + b"}\n"
     return _PREFIXES[version] + orjson.dumps(line)[1:] + b"\n"
 
 
