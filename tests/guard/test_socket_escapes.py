@@ -63,6 +63,8 @@ STREAM_JS = ("(url) => new Promise((done) => { " + TWO_FACED + """
   setTimeout(() => done('timeout'), 4000) })""")
 PLAIN_JS = ("(url) => new Promise((done) => { let w; try { w = new WebSocket(url) } "
             "catch (e) {} " + OUTCOME + " })")
+# The page's check bypassed too, so only Chrome's rule is left to decide.
+PLAIN_TWO_FACED_JS = TOSTRING_JS
 # The constructor the debugger handed over (see _debugger) when the check refused.
 DEBUGGER_JS = ("(url) => new Promise((done) => { let w; try { w = new WebSocket(url) } "
                "catch (e) { w = globalThis.__handed } " + OUTCOME + " })")
@@ -126,12 +128,35 @@ async def _debugger(ctx: Any, page: Any, url: str) -> str:
             await cdp.detach()
 
 
+async def _worker_two_faced(ctx: Any, page: Any, url: str) -> str:
+    """The two-faced URL in a dedicated worker (the check is evaluated in its scope)."""
+    return str(await page.evaluate(WORKER_JS % orjson.dumps(TWO_FACED).decode(), url))
+
+
+async def _client_clears_rules(ctx: Any, page: Any, url: str) -> str:
+    """A client sends its own emulation rules (none, online) and blocked URLs (none) on
+    its session of the page, then the page opens a plain WebSocket."""
+    cdp = await ctx.new_cdp_session(page)
+    await cdp.send("Network.enable")
+    await cdp.send("Network.emulateNetworkConditionsByRule", {"matchedNetworkConditions": []})
+    await cdp.send("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    await cdp.send("Network.setBlockedURLs", {"urls": []})
+    try:
+        return str(await page.evaluate(PLAIN_TWO_FACED_JS, url))
+    finally:
+        with contextlib.suppress(Exception):
+            await cdp.detach()
+
+
 # A sandboxed srcdoc frame (_srcdoc) is not among them: Chrome attaches its target already
 # running, and through the guard its WebSocket reached the site in 2 of 4 attempts (a
 # known limit, docs/guard.md); it is kept here to be tried again.
 ATTACKS = [Attack("two-faced-url", _two_faced),
            Attack("two-faced-url-stream", _two_faced_stream),
-           Attack("isolated-world", _isolated_world), Attack("debugger-native", _debugger)]
+           Attack("isolated-world", _isolated_world), Attack("debugger-native", _debugger),
+           Attack("worker-two-faced-url", _worker_two_faced),
+           Attack("client-clears-rules", _client_clears_rules)]
 # As written, and in a letter case Chrome's rule was once not given (the page's check
 # was left to refuse it).
 SPELLINGS = ["/denied-{}", "/dEnIeD-{}"]
@@ -177,7 +202,8 @@ async def test_around_the_page_check_lands_without_guard_and_chrome_stops_it(
 WORKER_JS = """(url) => new Promise((done) => {
   const src = 'const url = ' + JSON.stringify(url) + ';' + %s +
     'let w; try { w = new WebSocket(two) } catch (e) {}' +
-    'if (w) w.onopen = () => postMessage("open"); else postMessage("threw");';
+    'if (w) { w.onopen = () => postMessage("open");' +
+    ' w.onerror = () => postMessage("error") } else postMessage("threw");';
   const worker = new Worker(URL.createObjectURL(new Blob([src])));
   worker.onmessage = (e) => done(e.data); setTimeout(() => done('no answer'), 6000) })"""
 
