@@ -8,6 +8,7 @@ from ajantik_cdp.core.guard.socket_watch import (
     KEPT,
     Outcome,
     SocketWatch,
+    answered_url,
     close_step,
 )
 
@@ -76,3 +77,13 @@ def test_an_escape_is_ended_by_its_target_or_the_document_that_runs_it() -> None
     under_shared = close_step("worker", "W2", "S2", [("shared_worker", "SS", "SH")])
     assert under_shared is not None and under_shared.params == {"targetId": "SH"}
     assert close_step("worker", "W", "S", []) is None  # the record says it was not closed
+
+
+def test_a_sockets_url_is_read_from_chromes_request_line_when_its_creation_was_missed() -> None:
+    line = "GET ws://127.0.0.1:37099/dEnIeD-page HTTP/1.1\r\nHost: 127.0.0.1:37099\r\n\r\n"
+    assert answered_url({"status": 101, "requestHeadersText": line}) == \
+        "ws://127.0.0.1:37099/dEnIeD-page"
+    assert answered_url({"requestHeadersText": "GET /x HTTP/1.1\r\n"}) is None
+    assert answered_url({"requestHeadersText": "POST ws://h/ HTTP/1.1"}) is None
+    assert answered_url({"status": 101}) is None
+    assert answered_url(None) is None

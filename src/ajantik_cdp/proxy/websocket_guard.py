@@ -39,7 +39,13 @@ from urllib.parse import urljoin
 
 import orjson
 
-from ajantik_cdp.core.guard.socket_watch import CloseStep, Outcome, SocketWatch, close_step
+from ajantik_cdp.core.guard.socket_watch import (
+    CloseStep,
+    Outcome,
+    SocketWatch,
+    answered_url,
+    close_step,
+)
 from ajantik_cdp.core.guard.targets import DOCUMENT_TYPES, Target
 from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.core.policy.socket_rules import SocketPlan, rules_refuse
@@ -235,6 +241,12 @@ class WebSocketGuard:
         if method == "Network.webSocketClosed":
             self.watch.closed(sid, rid)
             return None
+        if method == "Network.webSocketHandshakeResponseReceived" and \
+                not self.watch.knows(sid, rid):
+            # Created before this session heard of it: its URL is in Chrome's request line.
+            url = answered_url(params.get("response"))
+            if url is not None:
+                self.watch.created(sid, rid, url, self.refusal(url) is not None)
         if method == "Network.webSocketFrameError":
             news = self.watch.failed(sid, rid, str(params.get("errorMessage", "")))
         else:

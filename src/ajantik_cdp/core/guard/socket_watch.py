@@ -66,6 +66,9 @@ class SocketWatch:
         if len(self._open) > KEPT:
             del self._open[next(iter(self._open))]
 
+    def knows(self, session_id: str, request_id: str) -> bool:
+        return (session_id, request_id) in self._open
+
     def handshake(self, session_id: str, request_id: str, opened: bool) -> SocketNews | None:
         """``webSocketWillSendHandshakeRequest`` (opened False) or
         ``webSocketHandshakeResponseReceived`` (True)."""
@@ -132,3 +135,21 @@ def close_step(target_type: str, target_id: str, session_id: str,
             return CloseStep("Target.closeTarget", {"targetId": owner_id}, None,
                              f"the {owner_type} that started it closed by the guard")
     return None
+
+
+def answered_url(response: object) -> str | None:
+    """The URL of a WebSocket from its handshake answer (``webSocketHandshakeResponse
+    Received``'s ``response``): Chrome puts the request line there, ``GET ws://host/path
+    HTTP/1.1`` (measured on Chrome 156). For a WebSocket created before the guard's
+    session heard of it (a target attached already running), this is the only place its
+    URL shows."""
+    if not isinstance(response, dict):
+        return None
+    text = response.get("requestHeadersText")
+    if not isinstance(text, str):
+        return None
+    parts = text.split("\r\n", 1)[0].split(" ")
+    if len(parts) != 3 or parts[0] != "GET" or not parts[2].startswith("HTTP/"):
+        return None
+    url = parts[1]
+    return url if url.lower().startswith(("ws://", "wss://")) else None
