@@ -104,6 +104,17 @@ def test_rows_keep_system_and_client_apart() -> None:
     assert 6 not in {row.seq for row in rows(record, writes_only=True)}
 
 
+def test_an_escaped_line_is_shown_as_got_through_never_as_blocked(tmp_path: Path) -> None:
+    from tests.support.records import RecordBuilder
+
+    builder = RecordBuilder(tmp_path / "r.jsonl")
+    builder.escaped("/submission/live")
+    row = rows(load_record(builder.close()))[0]
+    assert row.client.startswith("GOT THROUGH deny[0] 'submission'")
+    assert "crashed by the guard" in row.client and "BLOCKED" not in row.client
+    assert row.system == "reached (opened)" and row.style == "escaped"
+
+
 def test_body_cell_cuts_long_bodies_only_when_asked() -> None:
     from ajantik_cdp.core.record.record_schema import Body
 
