@@ -185,6 +185,9 @@ def test_whatever_got_through_a_rule_is_damage(rec: RecordBuilder) -> None:
     assert "ws://127.0.0.1:8765/api/live got through" in j.damage[0].detail
     assert j.gate().outcome is Outcome.DAMAGE
     assert j.gate().exit_code == 1
+    from ajantik_cdp.judge.verdict_page import headline
+    [escaped] = [ln for _, ln in j.record.numbered if ln.kind == "escaped"]
+    assert headline(escaped).startswith("GOT THROUGH (deny[0] 'submission') GET ws://")
 
 
 def test_a_record_without_end_line_is_noted(rec: RecordBuilder) -> None:
