@@ -192,7 +192,8 @@ class GuardServer:
             counts = self.writer.counts
             log.info("stopped (%s); record %s: %s", reason, self.writer.path,
                      ", ".join(counted(counts[kind], kind)
-                               for kind in ("request", "write", "block", "fault")))
+                               for kind in ("request", "write", "block", "fault", "escaped")
+                               if kind != "escaped" or counts[kind]))
 
     # -- client connections -------------------------------------------------------------
 
