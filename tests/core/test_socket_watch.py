@@ -33,6 +33,7 @@ def test_a_handshake_of_a_refused_socket_is_an_escape_never_a_block() -> None:
     # Whatever follows (the answer, an error when the guard ends it) tells nothing more.
     assert w.handshake("S", "1", opened=True) is None
     assert w.failed("S", "1", OFFLINE) is None
+    assert w.escaped("S", "1")  # its answer asks the guard to end it again
     # An answer seen first (its request event lost) is an escape too.
     w.created("S", "2", "ws://h/denied", refused=True)
     opened = w.handshake("S", "2", opened=True)
@@ -43,6 +44,7 @@ def test_allowed_sockets_and_failures_of_their_own_write_nothing() -> None:
     w = SocketWatch()
     w.created("S", "1", "ws://h/allowed", refused=False)
     assert w.handshake("S", "1", opened=True) is None
+    assert not w.escaped("S", "1")
     w.created("S", "2", "ws://h/denied", refused=True)
     # The site was down: not stopped by the guard, so no block line either.
     assert w.failed("S", "2", "net::ERR_CONNECTION_REFUSED") is None

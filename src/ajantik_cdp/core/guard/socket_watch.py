@@ -69,6 +69,12 @@ class SocketWatch:
     def knows(self, session_id: str, request_id: str) -> bool:
         return (session_id, request_id) in self._open
 
+    def escaped(self, session_id: str, request_id: str) -> bool:
+        """Already told as got through (a later event of it asks the guard to end it
+        again, not to write another line)."""
+        sock = self._open.get((session_id, request_id))
+        return sock is not None and sock.refused and sock.told
+
     def handshake(self, session_id: str, request_id: str, opened: bool) -> SocketNews | None:
         """``webSocketWillSendHandshakeRequest`` (opened False) or
         ``webSocketHandshakeResponseReceived`` (True)."""
