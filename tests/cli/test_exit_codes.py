@@ -1,7 +1,7 @@
 """One table of exit codes for every command (``EXIT_CODES`` in core/errors.py, which the
 README's table and ``ajantik --help`` are generated from): 0 ok, 1 the verdict or gate
 failed, 2 bad input, 3 no usable Chrome (none found, would not start, unreachable, lost),
-130 interrupted, 70 a bug of ours.
+4 something the rules deny got through (the guard), 130 interrupted, 70 a bug of ours.
 
 ``CONTRACT`` says which codes each command can give. Every command of the ``ajantik``
 tree must be in it, and each of its codes is driven here (each row runs the command
@@ -203,8 +203,9 @@ def test_the_codes_are_named_once_and_the_readme_shows_them() -> None:
     from ajantik_cdp.core import errors
 
     assert (errors.EXIT_OK, errors.EXIT_GATE, errors.EXIT_BAD_INPUT, errors.EXIT_CHROME,
-            errors.EXIT_INTERRUPTED, errors.EXIT_INTERNAL) == (0, 1, 2, 3, 130, 70)
-    assert [c.code for c in errors.EXIT_CODES] == [0, 1, 2, 3, 130, 70]
+            errors.EXIT_ESCAPED, errors.EXIT_INTERRUPTED,
+            errors.EXIT_INTERNAL) == (0, 1, 2, 3, 4, 130, 70)
+    assert [c.code for c in errors.EXIT_CODES] == [0, 1, 2, 3, 4, 130, 70]
     readme = (ROOT / "README.md").read_text()
     assert errors.exit_code_table() in readme  # generated, word for word
     assert readme.count("| Code | Meaning |") == 1
@@ -215,7 +216,7 @@ def test_the_codes_are_named_once_and_the_readme_shows_them() -> None:
 # a stop by a signal; 130 is a command that runs to an end, interrupted.
 CONTRACT: dict[str, set[int]] = {
     "browser": {0, 2, 3},
-    "cdp": {0, 2, 3},
+    "cdp": {0, 2, 3, 4},
     "demo": {0, 1, 2, 3, 130},
     "walkthrough": {0, 1, 2, 3},
     "shop": {0, 2},
@@ -238,6 +239,8 @@ ELSEWHERE = {
                     "test_it_starts_chrome_prints_the_command_and_stops_on_ctrl_c",
     ("cdp", 0): "tests/cli/test_output_paths.py::test_the_guard_creates_its_records_folder",
     ("cdp", 3): "tests/guard/test_fail_closed.py::",  # Chrome lost mid-run
+    ("cdp", 4): "tests/guard/test_socket_escapes.py::"
+                "test_a_denied_websocket_that_gets_through_is_ended_and_recorded_as_escaped",
     ("shop", 0): "tests/shop/test_shop_command.py::stop",
     ("record film", 0): "tests/film/test_pages.py::"
                         "test_record_film_writes_a_self_contained_player",
@@ -312,7 +315,7 @@ def test_every_help_names_only_its_own_codes() -> None:
         text = " ".join(run(*command.split(), "--help").stdout.split())
         for sentence in re.findall(r"Exit codes?:? [^.]*(?:\.[^A-Z]*)*", text):
             named = {int(n) for n in re.findall(r"(?<![\w.-])(\d{1,3})(?= |,|;|\))", sentence)
-                     if int(n) in (0, 1, 2, 3, 70, 130)}
+                     if int(n) in (0, 1, 2, 3, 4, 70, 130)}
             assert named <= codes, (command, sentence, named - codes)
 
 

@@ -12,8 +12,10 @@ import pytest
 
 from ajantik_cdp.core.record.record_schema import (
     FILM_VERSION,
+    PLAIN_VERSION,
     RECORD_VERSION,
     ActionLine,
+    EscapedLine,
     FrameLine,
     RecordFormatError,
     StartLine,
@@ -34,9 +36,9 @@ def test_every_kind_of_line_encodes_as_its_fields_after_the_version() -> None:
     lines = sample_lines()
     assert {line.kind for line in lines} == {"start", "request", "block", "end"}
     for line in lines:
-        expected = orjson.dumps({"v": RECORD_VERSION, **_v1_fields(line)}) + b"\n"
-        assert encode(line) == expected
-        assert decode(encode(line)) == line
+        expected = orjson.dumps({"v": PLAIN_VERSION, **_v1_fields(line)}) + b"\n"
+        assert encode(line, PLAIN_VERSION) == expected
+        assert decode(encode(line, PLAIN_VERSION)) == line
 
 
 def film_lines() -> list[object]:
@@ -57,9 +59,31 @@ def test_film_lines_encode_as_version_2_and_come_back() -> None:
 def test_version_1_holds_no_film() -> None:
     for line in film_lines():
         with pytest.raises(ValueError, match="version 2"):
-            encode(line)  # type: ignore[arg-type]
+            encode(line, PLAIN_VERSION)  # type: ignore[arg-type]
     frame = orjson.dumps({"v": 1, **asdict(film_lines()[1])})  # type: ignore[call-overload]
     with pytest.raises(RecordFormatError, match="no film"):
         decode(frame)
     with pytest.raises(RecordFormatError, match="not supported"):
-        decode(b'{"v": 3, "kind": "end", "reason": "x", "counts": {}}')
+        decode(b'{"v": 4, "kind": "end", "reason": "x", "counts": {}}')
+
+
+def escaped_line() -> EscapedLine:
+    return EscapedLine(seq=4, source="websocket", reason="deny", rule="deny[0] 'x'",
+                       target_id="T", target_type="page", frame_url="http://a/",
+                       url="ws://a/x", stage="opened", closed="its renderer crashed")
+
+
+def test_a_guard_writes_version_3_and_an_escaped_line_needs_it() -> None:
+    assert RECORD_VERSION == 3
+    line = escaped_line()
+    data = encode(line)
+    assert data == orjson.dumps({"v": 3, **asdict(line)}) + b"\n"
+    assert decode(data) == line
+    for line_ in [*sample_lines(), *film_lines()]:  # film or not, in version 3
+        assert decode(encode(line_, RECORD_VERSION)) == line_  # type: ignore[arg-type]
+    for old in (PLAIN_VERSION, FILM_VERSION):
+        with pytest.raises(ValueError, match="version 3"):
+            encode(line, old)
+        forged = orjson.dumps({"v": old, **asdict(line)})
+        with pytest.raises(RecordFormatError, match="no escaped line"):
+            decode(forged)

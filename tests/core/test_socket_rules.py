@@ -67,11 +67,16 @@ def _config(deny: list[str], allow: list[str] | None = None) -> object:
 @example(["sub"], "ws://h/?q=%2573ub")
 @example(["^https://h/"], "wss://h/x")
 @example(["(?:api|v2)/sub"], "ws://h/v2/SUB")
+@example(["sub"], "ws://h/sUb")
+@example(["submission"], "ws://h/x?SuBmIsSiOn=1")
 def test_no_websocket_the_deny_rules_refuse_gets_past_the_patterns(deny: list[str],
                                                                     url: str) -> None:
     config = parse_config({"deny": deny})
     if rules_refuse(config, url):
         assert socket_plan(config).refuses(url) is not None, (deny, url)
+        # Chrome's own rule too, as it matches (letter case kept): no page script or
+        # client command reaches it, so it is the decision, not the page's check.
+        assert socket_plan(config).refuses(url, exact=True) is not None, (deny, url)
 
 
 ALLOW = st.sampled_from([
@@ -143,20 +148,31 @@ def test_url_patterns_are_what_chrome_is_given() -> None:
     plan = socket_plan(parse_config({"deny": ["sub"], "allow_writes": [r"^https://h/"]}))
     # Chrome's emulation rule ignores regular-expression groups: plain wildcards, in the
     # spellings people write; the page-side check takes groups and any letter case.
+    casings = ["sub", "suB", "sUb", "sUB", "Sub", "SuB", "SUb", "SUB"]
     assert [c["urlPattern"] for c in plan.conditions()] == [
         "ws{s}?://*sub*:*/*",
-        "ws{s}?://*:*/*sub*", "ws{s}?://*:*/*\\?*sub*",
-        "ws{s}?://*:*/*SUB*", "ws{s}?://*:*/*\\?*SUB*",
-        "ws{s}?://*:*/*Sub*", "ws{s}?://*:*/*\\?*Sub*",
+        *[p for c in casings for p in (f"ws{{s}}?://*:*/*{c}*", f"ws{{s}}?://*:*/*\\?*{c}*")],
         "ws{s}?://*:*/*%*", "ws{s}?://*:*/*\\?*%*",
         "wss://h/*",
         "ws{s}?://*:*/*",
     ]
     assert all("(" not in c["urlPattern"] for c in plan.conditions())
-    assert [c["offline"] for c in plan.conditions()] == [True] * 9 + [False, True]
+    assert [c["offline"] for c in plan.conditions()] == [True] * 19 + [False, True]
     assert ("ws{s}?://*:*/(.*[sS][uU][bB].*)", True) in plan.url_patterns
     assert plan.refuses("wss://h/sUb") is not None  # the page-side check
-    assert plan.refuses("wss://h/sUb", exact=True) is None  # Chrome's rule: a known gap
+    assert plan.refuses("wss://h/sUb", exact=True) is not None  # Chrome's rule
+
+
+def test_a_long_piece_is_given_to_chrome_in_every_case_of_a_part_of_it() -> None:
+    plan = socket_plan(parse_config({"deny": ["/submission-form"]}))
+    paths = {c["urlPattern"] for c in plan.conditions() if "\\?" not in c["urlPattern"]
+             and c["urlPattern"].startswith("ws{s}?://*:*/*") and "%" not in c["urlPattern"]}
+    # The longest part with six letters ("ission-"), in every letter case.
+    assert len(paths) == 2 ** 6
+    assert "ws{s}?://*:*/*IsSiOn-*" in paths
+    assert plan.refuses("ws://h/SUBMISSION-FORM", exact=True) is not None
+    # The cost of the part: a WebSocket holding only "ission-" is refused too.
+    assert plan.refuses("ws://h/permission-x", exact=True) is not None
 
 
 def test_http_form() -> None:

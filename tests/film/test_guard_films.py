@@ -11,7 +11,12 @@ from typing import Any
 import pytest
 
 from ajantik_cdp.core.guard.film import STILLS_ONLY, FilmPolicy
-from ajantik_cdp.core.record.record_schema import ActionLine, BlockLine, RequestLine
+from ajantik_cdp.core.record.record_schema import (
+    RECORD_VERSION,
+    ActionLine,
+    BlockLine,
+    RequestLine,
+)
 from ajantik_cdp.player.view import film_view
 from ajantik_cdp.proxy.film import FilmSettings
 from ajantik_cdp.record.reader import load_record
@@ -69,7 +74,7 @@ async def test_playwright_page_is_filmed_with_a_still_after_each_write(
     await g.server.shutdown("test", 1000)
 
     record = load_record(g.record)
-    assert record.version == 2
+    assert record.version == RECORD_VERSION  # 3: a guard that films writes it too
     frames = record.frames
     screencast = [f for f in frames if f.cause == "screencast"]
     assert len(screencast) >= 3, frames

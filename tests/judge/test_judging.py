@@ -197,6 +197,20 @@ def test_damage_is_listed_next_to_an_honest_verdict(rec: RecordBuilder) -> None:
     assert j.gate(GatePolicy(allow_unscorable=True)).exit_code == 1
 
 
+def test_whatever_got_through_a_rule_is_damage(rec: RecordBuilder) -> None:
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
+    rec.escaped("/api/live")
+    j = run(rec.close(), "A-1: done\n")
+    assert j.units[0].verdict is Verdict.CORRECT
+    assert [(d.kind, d.unit, d.evidence) for d in j.damage] == [("escaped", None, (3,))]
+    assert "ws://127.0.0.1:8765/api/live got through" in j.damage[0].detail
+    assert j.gate().outcome is Outcome.DAMAGE
+    assert j.gate().exit_code == 1
+    from ajantik_cdp.judge.verdict_page import headline
+    [escaped] = [ln for _, ln in j.record.numbered if ln.kind == "escaped"]
+    assert headline(escaped).startswith("GOT THROUGH (deny[0] 'submission') GET ws://")
+
+
 def test_a_record_without_end_line_is_noted(rec: RecordBuilder) -> None:
     rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
     j = run(rec.abandon(), "A-1: done\n")
@@ -329,6 +343,7 @@ def test_cli_json_names_the_records_own_version(film: dict[str, object] | None,
     _cli("--record", str(record), "--message", str(report), "--out", str(out))
     data = decode_verdicts(out.read_bytes())
     assert data["sources"]["record"]["record_version"] == first_line["v"]
+    # A test builder writes version 2 for a film; a guard writes version 3, filmed or not.
     assert first_line["v"] == (FILM_VERSION if film else RECORD_VERSION)
 
 

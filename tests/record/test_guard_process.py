@@ -18,7 +18,7 @@ import pytest
 import pytest_asyncio
 
 from ajantik_cdp.browser.launch import ChromeProcess, start_chrome_async
-from ajantik_cdp.core.record.record_schema import RequestLine, StartLine
+from ajantik_cdp.core.record.record_schema import RECORD_VERSION, RequestLine, StartLine
 from tests.record.helpers import SEND_JS, read_record, requests_to, wait_for_record
 from tests.support.cli import run
 from tests.support.site import HitSite
@@ -112,7 +112,7 @@ async def test_sigkilled_guard_leaves_a_valid_record(pw, own_chrome: ChromeProce
     assert {ln.url.removeprefix(site.a) for ln in burst} <= hit_paths
     # Every complete line is whole JSON; at most the last one is incomplete.
     complete = raw.split(b"\n")[:-1]
-    assert all(json.loads(chunk)["v"] == 1 for chunk in complete)
+    assert all(json.loads(chunk)["v"] == RECORD_VERSION for chunk in complete)
 
     shown = run("record", "show", str(record_path))
     assert shown.code == 0, shown.stderr

@@ -184,3 +184,18 @@ def test_request_timing_comes_from_started_and_time() -> None:
     older = RequestLine(**{**line.__dict__, "started": None})
     assert _request_entry(older)["startedDateTime"] == older.time
     assert _request_entry(older)["time"] == 0
+
+
+def test_an_escaped_websocket_is_an_entry_that_got_through_never_blocked(
+        tmp_path: Path) -> None:
+    from ajantik_cdp.record.reader import load_record
+    from tests.support.records import RecordBuilder
+
+    builder = RecordBuilder(tmp_path / "r.jsonl")
+    builder.escaped("/submission/live")
+    har = to_har(load_record(builder.close()))
+    [got] = har["log"]["entries"]
+    assert got["request"]["url"].endswith("/submission/live")
+    assert got["response"]["status"] == 101 and "_error" not in got["response"]
+    assert got["comment"].startswith("GOT THROUGH although deny[0] 'submission'")
+    assert got["_ajantik"]["kind"] == "escaped"

@@ -56,7 +56,7 @@ def test_a_record_cut_anywhere_loses_at_most_the_line_in_flight(data: st.DataObj
     (b"hello world\n", "is not an ajantik record"),
     (b'{"name": "Ada"}\n', "is not an ajantik record"),
     (b"hello", "is not an ajantik record"),
-    (b'{"v": 3, "kind": "start"}\n', "is record version 3; this ajantik reads versions 1, 2"),
+    (b'{"v": 4, "kind": "start"}\n', "is record version 4; this ajantik reads versions 1, 2, 3"),
     (sample_bytes().replace(b"\n", b"\ngarbage\n", 1), "line 2 is damaged"),
     (sample_bytes().replace(b'"kind":"request"', b'"kind":"reqest"', 1), "line 2 is damaged"),
 ])
@@ -102,6 +102,17 @@ def test_rows_keep_system_and_client_apart() -> None:
     assert table[7].client == "BLOCKED by deny[0] 'submission'"
     assert table[8].method == "CLICK" and "Submit filing" in table[8].url
     assert 6 not in {row.seq for row in rows(record, writes_only=True)}
+
+
+def test_an_escaped_line_is_shown_as_got_through_never_as_blocked(tmp_path: Path) -> None:
+    from tests.support.records import RecordBuilder
+
+    builder = RecordBuilder(tmp_path / "r.jsonl")
+    builder.escaped("/submission/live")
+    row = rows(load_record(builder.close()))[0]
+    assert row.client.startswith("GOT THROUGH deny[0] 'submission'")
+    assert "crashed by the guard" in row.client and "BLOCKED" not in row.client
+    assert row.system == "reached (opened)" and row.style == "escaped"
 
 
 def test_body_cell_cuts_long_bodies_only_when_asked() -> None:

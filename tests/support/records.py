@@ -13,6 +13,7 @@ from ajantik_cdp.core.record.record_schema import (
     RECORD_VERSION,
     BlockLine,
     Body,
+    EscapedLine,
     RequestLine,
     StartLine,
     SystemAnswer,
@@ -74,6 +75,14 @@ class RecordBuilder:
                                     rule="deny[0] 'submission'", target_id="T1",
                                     target_type="page", frame_url=ORIGIN + "/", method=method,
                                     url=ORIGIN + path, resource_type="Fetch"))
+
+    def escaped(self, path: str) -> None:
+        """A WebSocket the rules refuse whose handshake Chrome sent anyway."""
+        self.writer.write(EscapedLine(
+            seq=self.writer.next_seq(), source="websocket", reason="deny",
+            rule="deny[0] 'submission'", target_id="T1", target_type="page",
+            frame_url=ORIGIN + "/", url=ORIGIN.replace("http", "ws") + path,
+            stage="opened", closed="its renderer crashed by the guard"))
 
     def close(self, reason: str = "test finished") -> Path:
         self.writer.close(reason)

@@ -39,6 +39,9 @@ class HitSite:
     pages: dict[str, str] = field(default_factory=dict)
     scripts: dict[str, str] = field(default_factory=dict)
     runner: web.AppRunner | None = None
+    # WebSockets to a path with "-held-" stay open until the browser closes them: (path,
+    # messages received) for each one closed.
+    held_closed: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def a(self) -> str:
@@ -112,6 +115,12 @@ class HitSite:
         """A handshake is a GET hit (logged above); the socket says hello and closes."""
         ws = web.WebSocketResponse()
         await ws.prepare(request)
+        if "-held-" in request.path:
+            received = 0
+            async for _msg in ws:
+                received += 1
+            self.held_closed.append((request.path, received))
+            return ws
         await ws.send_str("hello")
         await ws.close()
         return ws

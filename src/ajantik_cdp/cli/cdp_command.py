@@ -89,8 +89,10 @@ def cdp_command(upstream: str, port: int, host: str, config_text: str | None,
     stay in Chrome: a client's cookie reads come back without them (config key
     share_cookies hands some or all out). If the guard
     loses Chrome it closes every client connection and exits with code 3. Ctrl-C, SIGTERM
-    and SIGHUP stop it cleanly (exit 0). Exit codes: 0 stopped, 2 bad flags or config,
-    3 Chrome cannot be reached or was lost.
+    and SIGHUP stop it cleanly (exit 0, or 4 when a WebSocket the rules deny got through
+    during the run: the guard ends it at once and records it as escaped, never as
+    blocked). Exit codes: 0 stopped, 2 bad flags or config, 3 Chrome cannot be reached
+    or was lost, 4 something denied got through.
 
     Every option can also be set in the environment variable named after it (below);
     the command line wins.

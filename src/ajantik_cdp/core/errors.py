@@ -22,6 +22,7 @@ EXIT_OK = 0
 EXIT_GATE = 1  # the work ran and its verdict is "no": silent wrong, a threshold missed
 EXIT_BAD_INPUT = 2  # what was handed in is wrong: a file, a flag, a folder, a port
 EXIT_CHROME = 3  # Chrome: none found, it would not start, cannot be reached, or was lost
+EXIT_ESCAPED = 4  # the guard ran, but something its rules deny got through (escaped)
 EXIT_INTERNAL = 70  # a bug of ours (EX_SOFTWARE)
 EXIT_INTERRUPTED = 130  # Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT, as shells report it)
 
@@ -52,6 +53,10 @@ EXIT_CODES = (
     ExitCode(EXIT_CHROME, "no usable Chrome",
              "no usable Chrome: none found, it would not start, it cannot be reached "
              "(`--upstream`, a suite's remote browser), or it was lost"),
+    ExitCode(EXIT_ESCAPED, "something denied got through",
+             "something the rules deny got through: the guard (`cdp`) stopped cleanly, but "
+             "its record has an `escaped` line (a WebSocket whose handshake Chrome sent "
+             "although the rules refuse it; the guard ended it at once)"),
     ExitCode(EXIT_INTERRUPTED, "interrupted",
              "interrupted (Ctrl-C, SIGTERM, SIGHUP) in a command that runs to an end; what "
              "finished is kept"),

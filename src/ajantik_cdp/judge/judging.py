@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ajantik_cdp.core.record.record_schema import EscapedLine
 from ajantik_cdp.core.scoring.run_gate import (
     DEFAULT_POLICY,
     GatePolicy,
@@ -97,6 +98,15 @@ def record_notes(record: Record) -> list[str]:
     return notes
 
 
+def escaped_damage(record: Record) -> list[Damage]:
+    """Whatever got through although a rule denied it is damage, whatever the adapter
+    says: the guard could not keep it from the site (tied to no unit)."""
+    return [Damage("escaped", f"{ln.resource_type} {ln.url} got through although "
+                   f"{ln.rule or ln.reason} denies it ({ln.stage}; {ln.closed})",
+                   evidence=(number,))
+            for number, ln in record.numbered if isinstance(ln, EscapedLine)]
+
+
 def judge(adapter: Adapter, record: Record, report: Report) -> Judgement:
     units = adapter.units(record, report)
     notes = record_notes(record)
@@ -108,6 +118,7 @@ def judge(adapter: Adapter, record: Record, report: Report) -> Judgement:
     except Unreadable as exc:
         damage = []
         notes.append(f"damage could not be checked: {exc}")
+    damage += escaped_damage(record)
     results = []
     for unit in units:
         held = adapter.held(unit, record)

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from ajantik_cdp.core.record.record_schema import BlockLine, RecordLine, RequestLine
+from ajantik_cdp.core.record.record_schema import BlockLine, EscapedLine, RecordLine, RequestLine
 from ajantik_cdp.core.scoring.run_gate import DEFAULT_POLICY, GatePolicy, GateResult
 from ajantik_cdp.html_pages import render_page_template
 from ajantik_cdp.judge.judging import Judgement
@@ -97,6 +97,9 @@ def headline(line: RecordLine) -> str:
     if isinstance(line, BlockLine):
         what = line.label or f"{line.method} {line.url}"
         return f"blocked ({line.reason}) {what}"
+    if isinstance(line, EscapedLine):
+        return (f"GOT THROUGH ({line.rule or line.reason}) {line.method} {line.url} · "
+                f"{line.stage} · {line.closed}")
     return line.kind
 
 

@@ -83,6 +83,13 @@ INSTALL_TIMEOUT = 30.0
 # A press waits for Chrome's answer about the control under it at most this long; then it
 # goes on to the page-side check.
 PRESS_TIMEOUT = 3.0
+# What became of a WebSocket after webSocketCreated (core/guard/socket_watch.py).
+SOCKET_EVENTS = frozenset({
+    "Network.webSocketWillSendHandshakeRequest",
+    "Network.webSocketHandshakeResponseReceived",
+    "Network.webSocketFrameError",
+    "Network.webSocketClosed",
+})
 
 
 @dataclass
@@ -97,7 +104,8 @@ class Guardian:
         self.targets = machine.targets
         self.reports = reports
         self.scripts = scripts
-        self.sockets = WebSocketGuard(socket_plan(machine.config), reports)
+        self.sockets = WebSocketGuard(socket_plan(machine.config), reports, machine.config)
+        self.sockets.target_of = self.targets.by_session
         # Dialogs open on guarded pages, from the guard's own Page events (Page is enabled
         # on its sessions wherever deny_clicks is set): the gate judges a client's accept.
         self.dialogs = OpenDialogs()
@@ -297,7 +305,18 @@ class Guardian:
             self.interceptor.on_paused(msg.get("sessionId"), params)
         elif self.preload_watch.on_event(msg):
             pass
+        elif method in SOCKET_EVENTS:
+            target = self.targets.by_session(msg.get("sessionId", ""))
+            if target is not None:
+                step = self.sockets.on_socket_event(target, method, params)
+                if step is not None:
+                    # At once, before anything else this connection sends.
+                    self.conn.post(step.method, step.params, step.session_id)
         elif method in TARGET_EVENTS:
+            if method == "Target.attachedToTarget":
+                self.sockets.attached(str(params.get("sessionId")), msg.get("sessionId"))
+            elif method == "Target.detachedFromTarget":
+                self.sockets.detached(str(params.get("sessionId")))
             news = self.targets.news(method, params)
             if news is not None and news.attached is not None:
                 info = params.get("targetInfo") or {}

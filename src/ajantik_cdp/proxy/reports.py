@@ -22,10 +22,10 @@ from ajantik_cdp.core.policy.config import GuardConfig
 from ajantik_cdp.core.policy.faults import FaultSpec
 from ajantik_cdp.core.policy.rules import Decision, RequestFacts
 from ajantik_cdp.core.record.record_schema import (
-    FILM_VERSION,
     RECORD_VERSION,
     ActionLine,
     BlockLine,
+    EscapedLine,
     RequestLine,
     StartLine,
     SystemAnswer,
@@ -41,8 +41,8 @@ log = logging.getLogger("ajantik.cdp")
 def start_record(path: Path, upstream: Upstream, config: GuardConfig,
                  fault: FaultSpec | None, film: FilmSettings | None) -> RecordWriter:
     """A new record at ``path`` with its start line: the one place a record begins, for
-    the guard and for the camera that films with no guard. A film makes it version 2."""
-    writer = RecordWriter(path, FILM_VERSION if film is not None else RECORD_VERSION)
+    the guard and for the camera that films with no guard (version 3, filmed or not)."""
+    writer = RecordWriter(path, RECORD_VERSION, filmed=film is not None)
     writer.start(StartLine(
         guard_version=__version__,
         browser=upstream.browser,
@@ -60,6 +60,7 @@ class Reports:
         self.redactor = redactor
         self.actions = False  # client actions on the timeline: on when the guard films
         self.client_actions = ClientActions()
+        self.escaped = 0  # things denied that got through (escaped lines): exit non-zero
 
     def _seq(self) -> int:
         return self.writer.next_seq() if self.writer else 0
@@ -79,7 +80,8 @@ class Reports:
             ))
 
     def socket_block(self, target: Target, url: str, reason: str, rule: str) -> None:
-        """A WebSocket Chrome's emulation rule refused (the Fetch domain never sees one)."""
+        """A WebSocket Chrome's emulation rule refused (its refusal seen), or the page's
+        own check refused before the constructor reached Chrome."""
         shown = self.redactor.url(url)
         log.warning("BLOCKED WebSocket %s (%s) in %s %s", shown, rule, target.target_type,
                     target.target_id[:8])
@@ -119,6 +121,23 @@ class Reports:
                 target_type=target.target_type if target is not None else "page",
                 frame_url=self.redactor.url(url), label=denial.name[:500],
                 event=denial.event,
+            ))
+
+    def socket_escaped(self, target: Target, url: str, reason: str, rule: str, stage: str,
+                       closed: str) -> None:
+        """A WebSocket the rules refuse whose handshake Chrome sent anyway: it got
+        through, and is never written as a block."""
+        self.escaped += 1
+        shown = self.redactor.url(url)
+        log.error("GOT THROUGH: WebSocket %s (%s) in %s %s: the rules refuse it, but Chrome "
+                  "sent its handshake (%s); %s", shown, rule, target.target_type,
+                  target.target_id[:8], stage, closed)
+        if self.writer:
+            self.writer.write(EscapedLine(
+                seq=self._seq(), source="websocket", reason=reason, rule=rule,
+                target_id=target.target_id, target_type=target.target_type,
+                frame_url=self.redactor.url(target.url), url=shown, stage=stage,
+                closed=closed,
             ))
 
     def client_block(self, session_id: str | None, target_id: str | None, facts: RequestFacts,

@@ -22,7 +22,7 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
-from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_OK
+from ajantik_cdp.core.errors import EXIT_BAD_INPUT, EXIT_CHROME, EXIT_ESCAPED, EXIT_OK
 from ajantik_cdp.core.guard.client_gate import ClientGate
 from ajantik_cdp.core.guard.targets import TargetState
 from ajantik_cdp.core.plurals import counted
@@ -156,6 +156,12 @@ class GuardServer:
                 loop.remove_signal_handler(sig)
         if self._stop.is_set():
             await self.shutdown(self._stop_reason, 1001)
+            if self.reports.escaped:
+                # A clean stop, but the run let through something its rules deny.
+                log.error("%s the rules deny got through in this run (escaped lines in "
+                          "the record); exiting with code %d",
+                          counted(self.reports.escaped, "WebSocket"), EXIT_ESCAPED)
+                return EXIT_ESCAPED
             return EXIT_OK
         log.error("lost Chrome (its browser connection closed); closing every client "
                   "connection and exiting")
@@ -186,7 +192,8 @@ class GuardServer:
             counts = self.writer.counts
             log.info("stopped (%s); record %s: %s", reason, self.writer.path,
                      ", ".join(counted(counts[kind], kind)
-                               for kind in ("request", "write", "block", "fault")))
+                               for kind in ("request", "write", "block", "fault", "escaped")
+                               if kind != "escaped" or counts[kind]))
 
     # -- client connections -------------------------------------------------------------
 

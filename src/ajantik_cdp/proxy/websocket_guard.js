@@ -1,7 +1,8 @@
 // The guard's WebSocket check, in a document's main world (a second line behind Chrome's
 // own emulation rule, which can miss a WebSocket opened while the first document of a new
-// renderer process is parsed) and in every worker's global scope (where Chrome's rule
-// matches a path in a few letter cases only, and the rules ignore case). Entries are
+// renderer process is parsed) and in every worker's global scope (a service worker's rule
+// comes only after its release). An early warning only: the page can get around it, and
+// Chrome's rule is the decision (websocket_guard.py). Entries are
 // [URLPattern string, offline], first match wins, exactly as Chrome applies them. A
 // refusal is reported to the guard, which re-checks the URL before it writes a block line
 // (a script that forges a report cannot make an allowed URL look refused).

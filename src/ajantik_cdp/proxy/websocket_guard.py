@@ -12,14 +12,20 @@ module puts them in place on a target's session, as part of the guard's install:
   (measured: the emulation rule missed a WebSocket opened while the first document after
   a cross-process navigation was parsed in up to 4 of 6 navigations; the script stops it);
 - for workers (dedicated, shared, service), the same script evaluated in the worker's
-  global scope while it waits for the debugger, before its first instruction. Chrome's
-  rule matches a path in the letter cases it is given only (the rules ignore case), so
-  without it a worker's WebSocket to ``/dEnIeD`` passed a ``denied`` rule (measured on
-  Chrome 156, dedicated and shared workers); a service worker's rule is in place only
-  after its release, so without it one that opens a WebSocket at once passed too.
+  global scope while it waits for the debugger, before its first instruction: a service
+  worker's rule is in place only after its release, so without it one that opens a
+  WebSocket at once passed.
 
-It also watches ``Network.webSocketCreated`` on those sessions and writes a block line
-for each WebSocket the patterns refuse, so the record shows what was stopped.
+The emulation rule is the decision (it is given every letter case of each rule's piece:
+socket_rules.py); the scripts live where a page or a client can get around them (a
+URL object with two answers, an isolated world, the debugger: tests/guard/
+test_socket_escapes.py), so they are early warnings for the moments the rule is not yet
+in place.
+
+It also follows every WebSocket on those sessions (``core/guard/socket_watch.py``): one
+whose URL the rules refuse is a block line only once Chrome's refusal is seen, and one
+whose handshake Chrome sent anyway is an escaped line, never a block; the guard then ends
+it with its target at once (``close_step``), and the run exits non-zero at its end.
 """
 
 from __future__ import annotations
@@ -33,8 +39,16 @@ from urllib.parse import urljoin
 
 import orjson
 
+from ajantik_cdp.core.guard.socket_watch import (
+    CloseStep,
+    Outcome,
+    SocketWatch,
+    answered_url,
+    close_step,
+)
 from ajantik_cdp.core.guard.targets import DOCUMENT_TYPES, Target
-from ajantik_cdp.core.policy.socket_rules import SocketPlan
+from ajantik_cdp.core.policy.config import GuardConfig
+from ajantik_cdp.core.policy.socket_rules import SocketPlan, rules_refuse
 from ajantik_cdp.proxy.cdp_connection import CdpConnection
 
 if TYPE_CHECKING:
@@ -74,9 +88,19 @@ NETWORK_ENABLE = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostD
 
 
 class WebSocketGuard:
-    def __init__(self, plan: SocketPlan, reports: Reports) -> None:
+    def __init__(self, plan: SocketPlan, reports: Reports,
+                 config: GuardConfig | None = None) -> None:
         self.plan = plan
         self.reports = reports
+        # The rules themselves (the canonical matcher), to tell an escape that the
+        # patterns missed: without them, the patterns' own answer.
+        self.config = config
+        self.watch = SocketWatch()
+        # A session's parent session (the one it was auto-attached through): a dedicated
+        # worker is ended by crashing the document it runs under.
+        self.parents: dict[str, str] = {}
+        # The target on a session (the guardian's book).
+        self.target_of: Callable[[str], Target | None] = lambda _sid: None
         self.source = ""
         if plan.refuse_all:
             log.warning("every WebSocket of guarded targets is refused: %s", plan.refuse_all)
@@ -181,15 +205,87 @@ class WebSocketGuard:
         self._refused(target, str(args[2].get("value", "")), target.url)
         return True
 
+    def attached(self, session_id: str, parent_session: str | None) -> None:
+        if parent_session:
+            self.parents[session_id] = parent_session
+
+    def detached(self, session_id: str) -> None:
+        self.parents.pop(session_id, None)
+        self.watch.session_gone(session_id)
+
+    def refusal(self, url: str) -> tuple[str, str] | None:
+        """(reason, rule) when the guard refuses a WebSocket to ``url``: the patterns'
+        entry, else the rules searched in every form of the URL."""
+        pattern = self.plan.refuses(url)
+        if pattern is not None:
+            return pattern.reason, pattern.why
+        if self.config is not None and rules_refuse(self.config, url):
+            return ("allow_writes" if self.config.allow_writes is not None else "deny",
+                    "the rules (every form of the URL)")
+        return None
+
     def on_created(self, target: Target, params: dict[str, Any]) -> None:
-        """``Network.webSocketCreated``: record a WebSocket the patterns refuse."""
-        self._refused(target, str(params.get("url", "")), target.url)
+        """``Network.webSocketCreated``: follow it; nothing is written yet."""
+        if target.session_id is None:
+            return
+        url = _socket_url(str(params.get("url", "")), target.url)
+        self.watch.created(target.session_id, str(params.get("requestId")), url,
+                           self.refusal(url) is not None)
+
+    def on_socket_event(self, target: Target, method: str, params: dict[str, Any],
+                        ) -> CloseStep | None:
+        """A later WebSocket event on the guard's session: a block line for Chrome's
+        refusal; for a handshake the rules refuse, an escaped line and the step that ends
+        it (the caller sends it)."""
+        sid, rid = target.session_id or "", str(params.get("requestId"))
+        if method == "Network.webSocketClosed":
+            self.watch.closed(sid, rid)
+            return None
+        if method == "Network.webSocketHandshakeResponseReceived" and \
+                not self.watch.knows(sid, rid):
+            # Created before this session heard of it: its URL is in Chrome's request line.
+            url = answered_url(params.get("response"))
+            if url is not None:
+                self.watch.created(sid, rid, url, self.refusal(url) is not None)
+        if method == "Network.webSocketHandshakeResponseReceived" and \
+                self.watch.escaped(sid, rid):
+            # Measured in the guard's test: a shared worker closed when its handshake was
+            # sent kept the WebSocket open 1 time in 3; it is ended again once it opens.
+            return close_step(target.target_type, target.target_id, sid, self._owners(sid))
+        if method == "Network.webSocketFrameError":
+            news = self.watch.failed(sid, rid, str(params.get("errorMessage", "")))
+        else:
+            news = self.watch.handshake(
+                sid, rid, method == "Network.webSocketHandshakeResponseReceived")
+        if news is None:
+            return None
+        why = self.refusal(news.url) or ("deny", "the rules")
+        if news.outcome is Outcome.BLOCKED:
+            self.reports.socket_block(target, news.url, *why)
+            return None
+        step = close_step(target.target_type, target.target_id, sid, self._owners(sid))
+        closed = step.says if step is not None else \
+            "not closed: the guard has no command that ends this kind of target"
+        self.reports.socket_escaped(target, news.url, why[0], why[1], news.stage, closed)
+        return step
+
+    def _owners(self, session_id: str) -> list[tuple[str, str, str]]:
+        out = []
+        seen = {session_id}
+        parent = self.parents.get(session_id)
+        while parent is not None and parent not in seen:
+            seen.add(parent)
+            owner = self.target_of(parent)
+            if owner is not None:
+                out.append((owner.target_type, parent, owner.target_id))
+            parent = self.parents.get(parent)
+        return out
 
     def _refused(self, target: Target, raw: str, base: str) -> None:
         url = _socket_url(raw, base)
-        pattern = self.plan.refuses(url)
-        if pattern is not None:
-            self.reports.socket_block(target, url, pattern.reason, pattern.why)
+        why = self.refusal(url)
+        if why is not None:
+            self.reports.socket_block(target, url, *why)
 
 
 def _answer() -> asyncio.Future[Any]:

@@ -20,7 +20,13 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from ajantik_cdp import __version__
-from ajantik_cdp.core.record.record_schema import BlockLine, Body, RequestLine, StartLine
+from ajantik_cdp.core.record.record_schema import (
+    BlockLine,
+    Body,
+    EscapedLine,
+    RequestLine,
+    StartLine,
+)
 from ajantik_cdp.record.reader import LoadedRecord
 
 HAR_VERSION = "1.2"
@@ -206,6 +212,29 @@ def _block_entry(line: BlockLine) -> dict[str, Any]:
     }
 
 
+def _escaped_entry(line: EscapedLine) -> dict[str, Any]:
+    """A denied WebSocket that got through: its handshake reached the site (101 when the
+    guard saw it open); never shown as blocked."""
+    response = _response_for_block()
+    if line.stage == "opened":
+        response = {**response, "status": 101, "statusText": "Switching Protocols"}
+    return {
+        "startedDateTime": line.time,
+        "time": 0,
+        "request": _request(line.method, line.url, {}, None),
+        "response": response,
+        "cache": {},
+        "timings": {"send": 0, "wait": 0, "receive": 0},
+        "_resourceType": _resource_type(line.resource_type),
+        "comment": f"GOT THROUGH although {line.rule or line.reason} denies it "
+                   f"({line.stage}; {line.closed})",
+        "_ajantik": {"seq": line.seq, "kind": "escaped", "source": line.source,
+                     "reason": line.reason, "rule": line.rule, "target_id": line.target_id,
+                     "target_type": line.target_type, "frame_url": line.frame_url,
+                     "stage": line.stage, "closed": line.closed},
+    }
+
+
 def _response_for_block() -> dict[str, Any]:
     return {"status": 0, "statusText": "", "httpVersion": "", "cookies": [], "headers": [],
             "content": _empty_content(), "redirectURL": "", "headersSize": -1,
@@ -231,6 +260,8 @@ def to_har(record: LoadedRecord) -> dict[str, Any]:
     for line in record.lines:
         if isinstance(line, RequestLine):
             entries.append(_request_entry(line))
+        elif isinstance(line, EscapedLine):
+            entries.append(_escaped_entry(line))
         elif isinstance(line, BlockLine):
             if line.method is not None and line.url is not None:
                 entries.append(_block_entry(line))

@@ -14,7 +14,13 @@ from rich.table import Table
 from rich.text import Text
 
 from ajantik_cdp.core.guard.film import frame_for_lines
-from ajantik_cdp.core.record.record_schema import BlockLine, Body, RequestLine, SystemAnswer
+from ajantik_cdp.core.record.record_schema import (
+    BlockLine,
+    Body,
+    EscapedLine,
+    RequestLine,
+    SystemAnswer,
+)
 from ajantik_cdp.record.reader import LoadedRecord
 
 
@@ -28,7 +34,7 @@ class RecordRow:
     system: str
     fault: str
     client: str
-    style: str = ""  # "fault", "block" or "" for the row's colour
+    style: str = ""  # "fault", "block", "escaped" or "" for the row's colour
     frame: str = ""  # the frame file nearest the line (``--film``)
 
 
@@ -90,6 +96,15 @@ def _block_row(line: BlockLine) -> RecordRow:
     )
 
 
+def _escaped_row(line: EscapedLine) -> RecordRow:
+    """What got through although a rule denies it: never shown as blocked."""
+    return RecordRow(
+        seq=line.seq, time=_clock(line.time), method=line.method, url=line.url, body="",
+        system=f"reached ({line.stage})", fault="",
+        client=f"GOT THROUGH {line.rule or line.reason}; {line.closed}", style="escaped",
+    )
+
+
 def rows(record: LoadedRecord, *, body_limit: int | None = 120,
          writes_only: bool = False, film: Path | None = None) -> list[RecordRow]:
     lines = record.lines
@@ -102,6 +117,8 @@ def rows(record: LoadedRecord, *, body_limit: int | None = 120,
             row = _request_row(line, body_limit)
         elif isinstance(line, BlockLine):
             row = _block_row(line)
+        elif isinstance(line, EscapedLine):
+            row = _escaped_row(line)
         else:
             continue
         frame = frames.get(index)
@@ -134,7 +151,7 @@ def footer_line(record: LoadedRecord) -> str | None:
     return f"ended {end.time} ({end.reason}): {counts}"
 
 
-_STYLES = {"fault": "yellow", "block": "red"}
+_STYLES = {"fault": "yellow", "block": "red", "escaped": "bold magenta"}
 
 
 def render(record: LoadedRecord, console: Console, *, body_limit: int | None = 120,

@@ -16,11 +16,13 @@ from pathlib import Path
 from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.core.policy.rules import is_write
 from ajantik_cdp.core.record.record_schema import (
+    ESCAPED_VERSION,
     FILM_VERSION,
     RECORD_VERSION,
     ActionLine,
     BlockLine,
     EndLine,
+    EscapedLine,
     FrameLine,
     RecordLine,
     RequestLine,
@@ -34,11 +36,15 @@ class RecordOpenError(BadInput):
 
 
 class RecordWriter:
-    """``version`` is the record's one version: ``FILM_VERSION`` when the guard films."""
+    """``version`` is the record's one version (a guard writes ``RECORD_VERSION``;
+    ``FILM_VERSION`` is for tools that write version-2 records); ``filmed``: the end line
+    counts frame and action lines too."""
 
-    def __init__(self, path: Path, version: int = RECORD_VERSION) -> None:
+    def __init__(self, path: Path, version: int = RECORD_VERSION, *,
+                 filmed: bool = False) -> None:
         self.path = path
         self.version = version
+        self.filmed = filmed or version == FILM_VERSION
         try:
             self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
                                            0o600)
@@ -69,6 +75,8 @@ class RecordWriter:
                 self.counts["fault"] += 1
         elif isinstance(line, BlockLine):
             self.counts["block"] += 1
+        elif isinstance(line, EscapedLine):
+            self.counts["escaped"] += 1
         elif isinstance(line, FrameLine):
             self.counts["frame"] += 1
         elif isinstance(line, ActionLine):
@@ -83,7 +91,9 @@ class RecordWriter:
         if self._fd is None:
             return
         kinds: tuple[str, ...] = ("request", "write", "block", "fault")
-        if self.version == FILM_VERSION:
+        if self.version >= ESCAPED_VERSION:
+            kinds += ("escaped",)
+        if self.filmed:
             kinds += ("frame", "action")
         counts = {k: self.counts.get(k, 0) for k in kinds}
         self.on_written = None

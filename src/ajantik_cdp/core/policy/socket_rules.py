@@ -2,7 +2,8 @@
 
 Chrome's Fetch domain never sees a WebSocket handshake (measured on Chrome 156: Fetch
 refuses a ``WebSocket`` resource type in its patterns, and a ``*`` pattern never pauses
-one, on a page or on the browser session; ``Network.setBlockedURLs`` lets it through too).
+one, on a page or on the browser session; ``Network.setBlockedURLs`` lets it through too,
+in its ``urls`` and in its ``urlPatterns`` form, from a page and a dedicated worker).
 What stops one is ``Network.emulateNetworkConditionsByRule`` with offline entries, on the
 session of every target that can open one; Chrome matches them, first entry wins, with
 URLPattern syntax before the handshake leaves. So this decision is made ahead of time,
@@ -49,6 +50,9 @@ _SCHEMES = ("ws", "wss", "http", "https")
 HTTP_OF = {"ws": "http", "wss": "https"}
 # Alternatives expanded from a regex before giving up (fail closed).
 MAX_ALTERNATIVES = 64
+# Letters of a piece spelled in every letter case for Chrome's rule: at most 2**6
+# spellings, each for the path and the query (129 entries a piece with its host entry).
+CASE_LETTERS = 6
 
 
 class Part(Enum):
@@ -206,12 +210,37 @@ def _piece_patterns(piece: str, why: str) -> list[SocketPattern]:
     out = [SocketPattern(Part.HOSTNAME, True, low, why=why)]  # Chrome lower-cases hosts
     if piece.isdigit():
         out.append(SocketPattern(Part.PORT, True, low, why=why))
-    # Chrome's emulation rule matches a path or query in its letter case: the spellings
-    # people write. Other mixes are refused by the guard's own check, in documents and in
-    # workers (proxy/websocket_guard.js).
-    for casing in dict.fromkeys((piece, low, piece.upper(), low.capitalize())):
+    # Chrome's emulation rule matches a path or query in the letter case it is given and
+    # ignores regular-expression groups, and the rules ignore case: so it is given every
+    # letter case of the piece, or of a part of it (a URL holding the piece holds every
+    # part of it) when the piece has more letters than CASE_LETTERS. Nothing in a page
+    # or a client's command reaches this rule; the guard's own check in the page, which
+    # they can reach, is only an early warning.
+    for casing in _casings(_case_window(piece)):
         out += [SocketPattern(Part.PATHNAME, True, casing, why=why),
                 SocketPattern(Part.SEARCH, True, casing, why=why)]
+    return out
+
+
+def _case_window(piece: str) -> str:
+    """The longest part of ``piece`` with at most CASE_LETTERS letters (the first such)."""
+    best, start, letters = "", 0, 0
+    for end, ch in enumerate(piece):
+        letters += ch.isalpha()
+        while letters > CASE_LETTERS:
+            letters -= piece[start].isalpha()
+            start += 1
+        if end + 1 - start > len(best):
+            best = piece[start:end + 1]
+    return best
+
+
+def _casings(text: str) -> list[str]:
+    """Every spelling of ``text`` in upper and lower case letters, ``text`` first."""
+    out = [""]
+    for ch in text:
+        forms = dict.fromkeys((ch, ch.lower(), ch.upper())) if ch.isalpha() else (ch,)
+        out = [o + f for o in out for f in forms]
     return out
 
 

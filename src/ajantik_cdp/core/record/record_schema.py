@@ -6,8 +6,10 @@ documented in docs/record.md. A reader accepts only versions it knows, so a chan
 meaning must bump the version.
 
 Version 1 is the record of a guard that does not film; version 2 adds the film (a
-``film`` field on the start line, ``frame`` and ``action`` lines). A guard writes version
-2 only when it films, so a record without film stays readable by every version-1 reader.
+``film`` field on the start line, ``frame`` and ``action`` lines). Version 3 adds
+``escaped`` lines (something a rule denied that got through anyway: a block line is only
+ever written for what was stopped); every guard writes it now, filming or not, and
+readers still take 1 and 2.
 """
 
 from __future__ import annotations
@@ -18,12 +20,17 @@ from typing import Any, Literal
 
 import orjson
 
-RECORD_VERSION = 1  # a record without film
-FILM_VERSION = 2  # a record with film: start.film, frame and action lines
-VERSIONS = (RECORD_VERSION, FILM_VERSION)
+PLAIN_VERSION = 1  # a record without film (read only: guards write version 3)
+FILM_VERSION = 2  # a record with film: start.film, frame and action lines (read only)
+ESCAPED_VERSION = 3  # film optional, and escaped lines
+RECORD_VERSION = ESCAPED_VERSION  # what a guard writes
+VERSIONS = (PLAIN_VERSION, FILM_VERSION, ESCAPED_VERSION)
 FILM_KINDS = frozenset({"frame", "action"})
+# Kinds a version does not know: a reader refuses them there.
+UNKNOWN_KINDS = {PLAIN_VERSION: FILM_KINDS | {"escaped"}, FILM_VERSION: frozenset({"escaped"}),
+                 ESCAPED_VERSION: frozenset()}
 
-Kind = Literal["start", "request", "block", "end", "frame", "action"]
+Kind = Literal["start", "request", "block", "end", "frame", "action", "escaped"]
 
 
 def iso_at(ns: int) -> str:
@@ -130,6 +137,30 @@ class BlockLine:
 
 
 @dataclass(frozen=True)
+class EscapedLine:
+    """Something a rule denied that got through anyway (version 3): never a block line.
+
+    Today only a WebSocket whose handshake Chrome sent although the rules refuse its URL
+    (``stage``: "handshake sent" or "opened", as far as the guard saw it go); ``closed``
+    says what the guard did to end it at once, or why it could not."""
+
+    seq: int
+    source: Literal["websocket"]
+    reason: str  # "deny" or "allow_writes"
+    rule: str | None
+    target_id: str
+    target_type: str
+    frame_url: str | None
+    url: str
+    stage: str
+    closed: str
+    method: str = "GET"
+    resource_type: str = "WebSocket"
+    time: str = field(default_factory=now_iso)
+    kind: Kind = "escaped"
+
+
+@dataclass(frozen=True)
 class EndLine:
     reason: str
     counts: dict[str, int]
@@ -162,7 +193,8 @@ class ActionLine:
     kind: Kind = "action"
 
 
-RecordLine = StartLine | RequestLine | BlockLine | EndLine | FrameLine | ActionLine
+RecordLine = (StartLine | RequestLine | BlockLine | EndLine | FrameLine | ActionLine
+              | EscapedLine)
 
 
 def _prefix(version: int) -> bytes:
@@ -178,15 +210,17 @@ def encode(line: RecordLine, version: int = RECORD_VERSION) -> bytes:
     orjson writes a dataclass as an object of its fields in order, as ``asdict`` would,
     without the deep copy that made ``asdict`` cost more than the rest of a recorded write
     (measured: about 2 ms of the guard's CPU per request line on this machine).
-    A version-1 start line is written without ``film``, as version 1 always was."""
-    if version == RECORD_VERSION:
-        if line.kind in FILM_KINDS:
-            raise ValueError(f"a {line.kind} line needs record version {FILM_VERSION}")
-        if isinstance(line, StartLine):
-            if line.film is not None:
-                raise ValueError(f"a start line with film needs record version {FILM_VERSION}")
-            data = orjson.dumps(line)
-            return _PREFIXES[version] + data[1:data.rindex(b',"film":')] + b"}\n"
+    A version-1 start line is written without ``film``, as version 1 always was; an
+    ``escaped`` line exists from version 3 on."""
+    if version == PLAIN_VERSION and line.kind in FILM_KINDS:
+        raise ValueError(f"a {line.kind} line needs record version {FILM_VERSION}")
+    if line.kind in UNKNOWN_KINDS.get(version, ()):
+        raise ValueError(f"a {line.kind} line needs record version {ESCAPED_VERSION}")
+    if version == PLAIN_VERSION and isinstance(line, StartLine):
+        if line.film is not None:
+            raise ValueError(f"a start line with film needs record version {FILM_VERSION}")
+        data = orjson.dumps(line)
+        return _PREFIXES[version] + data[1:data.rindex(b',"film":')] + b"}\n"
     return _PREFIXES[version] + orjson.dumps(line)[1:] + b"\n"
 
 
@@ -221,8 +255,10 @@ def decode(raw: bytes | str) -> RecordLine:
             f"{', '.join(map(str, VERSIONS))})"
         )
     kind = data.get("kind")
-    if version == RECORD_VERSION and (kind in FILM_KINDS or "film" in data):
+    if version == PLAIN_VERSION and (kind in FILM_KINDS or "film" in data):
         raise RecordFormatError(f"a version-1 record has no film ({kind} line)")
+    if kind in UNKNOWN_KINDS[version]:
+        raise RecordFormatError(f"a version-{version} record has no {kind} line")
     try:
         if kind == "start":
             return StartLine(**data)
@@ -244,6 +280,8 @@ def decode(raw: bytes | str) -> RecordLine:
             return RequestLine(system=answer, request_body=req_body, **data)
         if kind == "block":
             return BlockLine(**data)
+        if kind == "escaped":
+            return EscapedLine(**data)
         if kind == "end":
             return EndLine(**data)
     except TypeError as exc:
