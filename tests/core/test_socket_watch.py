@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ajantik_cdp.core.guard.socket_watch import (
     KEPT,
-    Outcome,
+    SocketFate,
     SocketWatch,
     answered_url,
     close_step,
@@ -19,7 +19,7 @@ def test_chromes_refusal_is_a_block_and_nothing_else() -> None:
     w = SocketWatch()
     w.created("S", "1", "ws://h/denied", refused=True)
     news = w.failed("S", "1", OFFLINE)
-    assert news is not None and news.outcome is Outcome.BLOCKED
+    assert news is not None and news.outcome is SocketFate.BLOCKED
     assert w.failed("S", "1", OFFLINE) is None  # told once
     assert w.handshake("S", "1", opened=False) is None
 
@@ -28,7 +28,7 @@ def test_a_handshake_of_a_refused_socket_is_an_escape_never_a_block() -> None:
     w = SocketWatch()
     w.created("S", "1", "ws://h/dEnIeD", refused=True)
     news = w.handshake("S", "1", opened=False)
-    assert news is not None and news.outcome is Outcome.ESCAPED
+    assert news is not None and news.outcome is SocketFate.ESCAPED
     assert news.stage == "handshake sent"
     # Whatever follows (the answer, an error when the guard ends it) tells nothing more.
     assert w.handshake("S", "1", opened=True) is None

@@ -41,7 +41,7 @@ import orjson
 
 from ajantik_cdp.core.guard.socket_watch import (
     CloseStep,
-    Outcome,
+    SocketFate,
     SocketWatch,
     answered_url,
     close_step,
@@ -260,7 +260,7 @@ class WebSocketGuard:
         if news is None:
             return None
         why = self.refusal(news.url) or ("deny", "the rules")
-        if news.outcome is Outcome.BLOCKED:
+        if news.outcome is SocketFate.BLOCKED:
             self.reports.socket_block(target, news.url, *why)
             return None
         step = close_step(target.target_type, target.target_id, sid, self._owners(sid))

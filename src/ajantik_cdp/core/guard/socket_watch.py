@@ -29,7 +29,7 @@ OFFLINE_ERROR = "ERR_INTERNET_DISCONNECTED"
 KEPT = 4096
 
 
-class Outcome(Enum):
+class SocketFate(Enum):
     BLOCKED = "blocked"
     ESCAPED = "escaped"
 
@@ -38,7 +38,7 @@ class Outcome(Enum):
 class SocketNews:
     """One WebSocket's outcome, told once."""
 
-    outcome: Outcome
+    outcome: SocketFate
     session_id: str
     request_id: str
     url: str
@@ -82,7 +82,7 @@ class SocketWatch:
         if sock is None or not sock.refused or sock.told:
             return None
         sock.told = True
-        return SocketNews(Outcome.ESCAPED, session_id, request_id, sock.url,
+        return SocketNews(SocketFate.ESCAPED, session_id, request_id, sock.url,
                           "opened" if opened else "handshake sent")
 
     def failed(self, session_id: str, request_id: str, error: str) -> SocketNews | None:
@@ -92,7 +92,7 @@ class SocketWatch:
         if sock is None or not sock.refused or sock.told or OFFLINE_ERROR not in error:
             return None
         sock.told = True
-        return SocketNews(Outcome.BLOCKED, session_id, request_id, sock.url)
+        return SocketNews(SocketFate.BLOCKED, session_id, request_id, sock.url)
 
     def closed(self, session_id: str, request_id: str) -> None:
         self._open.pop((session_id, request_id), None)
