@@ -1,7 +1,8 @@
 """The record line's bytes: ``encode`` writes each line's fields in order after ``v``,
 exactly as the dict of ``dataclasses.asdict`` would, and the reader takes them back.
 A version-1 record is byte for byte what version 1 always was (no ``film`` field);
-version 2 carries the film."""
+version 2 carries the film; version 3 (written now) adds a request line's ``answer`` and
+``why``, and answer lines."""
 
 from __future__ import annotations
 
@@ -13,20 +14,27 @@ import pytest
 from ajantik_cdp.core.record.record_schema import (
     FILM_VERSION,
     RECORD_VERSION,
+    VERSION_1,
     ActionLine,
+    AnswerLine,
     FrameLine,
     RecordFormatError,
+    RequestLine,
     StartLine,
+    SystemAnswer,
+    complete,
     decode,
     encode,
 )
 from tests.record.sample import sample_lines
 
 
-def _v1_fields(line: object) -> dict[str, object]:
+def _old_fields(line: object, version: int) -> dict[str, object]:
     data = asdict(line)  # type: ignore[call-overload]
-    if isinstance(line, StartLine):
+    if isinstance(line, StartLine) and version == VERSION_1:
         del data["film"]
+    if isinstance(line, RequestLine):
+        del data["answer"], data["why"]
     return data
 
 
@@ -34,9 +42,33 @@ def test_every_kind_of_line_encodes_as_its_fields_after_the_version() -> None:
     lines = sample_lines()
     assert {line.kind for line in lines} == {"start", "request", "block", "end"}
     for line in lines:
-        expected = orjson.dumps({"v": RECORD_VERSION, **_v1_fields(line)}) + b"\n"
+        expected = orjson.dumps({"v": RECORD_VERSION, **asdict(line)}) + b"\n"  # type: ignore[call-overload]
         assert encode(line) == expected
         assert decode(encode(line)) == line
+        old = orjson.dumps({"v": VERSION_1, **_old_fields(line, VERSION_1)}) + b"\n"
+        assert encode(line, VERSION_1) == old
+        assert decode(old) == line
+
+
+def test_an_answer_line_completes_its_pending_request_line() -> None:
+    request = next(ln for ln in sample_lines() if isinstance(ln, RequestLine))
+    pending = replace(request, answer="pending", system=None, client_status=None)
+    answer = AnswerLine(seq=pending.seq, answer="lost", system=None, client_status=None,
+                        why="the page closed")
+    for line in (pending, answer):
+        assert decode(encode(line)) == line
+        with pytest.raises(ValueError, match="version 3"):
+            encode(line, FILM_VERSION)
+    folded = complete(pending, answer)
+    assert (folded.answer, folded.why, folded.system, folded.time) == (
+        "lost", "the page closed", None, answer.time)
+    given = AnswerLine(seq=pending.seq, answer="given", system=SystemAnswer(status=201),
+                       client_status=201)
+    assert complete(pending, given).system == SystemAnswer(status=201)
+    data = orjson.loads(encode(pending))
+    data["v"] = 2
+    with pytest.raises(RecordFormatError, match="no answer lines"):
+        decode(orjson.dumps(data))
 
 
 def film_lines() -> list[object]:
@@ -50,16 +82,17 @@ def film_lines() -> list[object]:
 def test_film_lines_encode_as_version_2_and_come_back() -> None:
     for line in [*sample_lines(), *film_lines()]:
         data = encode(line, FILM_VERSION)  # type: ignore[arg-type]
-        assert data == orjson.dumps({"v": FILM_VERSION, **asdict(line)}) + b"\n"  # type: ignore[call-overload]
+        assert data == orjson.dumps({"v": FILM_VERSION,
+                                     **_old_fields(line, FILM_VERSION)}) + b"\n"
         assert decode(data) == line
 
 
 def test_version_1_holds_no_film() -> None:
     for line in film_lines():
         with pytest.raises(ValueError, match="version 2"):
-            encode(line)  # type: ignore[arg-type]
+            encode(line, VERSION_1)  # type: ignore[arg-type]
     frame = orjson.dumps({"v": 1, **asdict(film_lines()[1])})  # type: ignore[call-overload]
     with pytest.raises(RecordFormatError, match="no film"):
         decode(frame)
     with pytest.raises(RecordFormatError, match="not supported"):
-        decode(b'{"v": 3, "kind": "end", "reason": "x", "counts": {}}')
+        decode(b'{"v": 4, "kind": "end", "reason": "x", "counts": {}}')

@@ -56,7 +56,7 @@ def test_a_record_cut_anywhere_loses_at_most_the_line_in_flight(data: st.DataObj
     (b"hello world\n", "is not an ajantik record"),
     (b'{"name": "Ada"}\n', "is not an ajantik record"),
     (b"hello", "is not an ajantik record"),
-    (b'{"v": 3, "kind": "start"}\n', "is record version 3; this ajantik reads versions 1, 2"),
+    (b'{"v": 4, "kind": "start"}\n', "is record version 4; this ajantik reads versions 1, 2, 3"),
     (sample_bytes().replace(b"\n", b"\ngarbage\n", 1), "line 2 is damaged"),
     (sample_bytes().replace(b'"kind":"request"', b'"kind":"reqest"', 1), "line 2 is damaged"),
 ])

@@ -6,24 +6,37 @@ documented in docs/record.md. A reader accepts only versions it knows, so a chan
 meaning must bump the version.
 
 Version 1 is the record of a guard that does not film; version 2 adds the film (a
-``film`` field on the start line, ``frame`` and ``action`` lines). A guard writes version
-2 only when it films, so a record without film stays readable by every version-1 reader.
+``film`` field on the start line, ``frame`` and ``action`` lines). Version 3, what a guard
+writes now (filming or not), writes a recorded request's line at its request stage
+(``answer: "pending"``) and completes it with an ``answer`` line once the answer came, or
+once the guard knows it never will (``answer: "lost"``, with ``why``); its end line also
+counts the requests the guard paused that owe a line, and the answers lost. Readers fold
+each answer into its request line (``complete``), so a reader sees one request line per
+request whatever the version.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import orjson
 
-RECORD_VERSION = 1  # a record without film
-FILM_VERSION = 2  # a record with film: start.film, frame and action lines
-VERSIONS = (RECORD_VERSION, FILM_VERSION)
+VERSION_1 = 1  # a record without film (read only: written by guards before version 3)
+FILM_VERSION = 2  # with film: start.film, frame and action lines (read only, as version 1)
+RECORD_VERSION = 3  # written now: film optional, request-stage lines and answer lines
+VERSIONS = (VERSION_1, FILM_VERSION, RECORD_VERSION)
 FILM_KINDS = frozenset({"frame", "action"})
+ANSWER_KINDS = frozenset({"answer"})
+# A request line's last fields from version 3 on, ``answer`` then ``why`` (left out of an
+# older version's line; ``rindex`` finds them, as nothing can follow them).
+_ANSWER_FIELD = b',"answer":'
 
-Kind = Literal["start", "request", "block", "end", "frame", "action"]
+Kind = Literal["start", "request", "block", "end", "frame", "action", "answer"]
+# "given": the line holds the outcome; "pending": an answer line with the same seq follows;
+# "lost": the answer never came and never will (``why`` says how the guard knows).
+Answer = Literal["given", "pending", "lost"]
 
 
 def iso_at(ns: int) -> str:
@@ -109,6 +122,36 @@ class RequestLine:
     started: str | None = None
     time: str = field(default_factory=now_iso)
     kind: Kind = "request"
+    # Version 3 (see ``Answer``); a version 1 or 2 line is always "given".
+    answer: Answer = "given"
+    why: str | None = None
+
+
+@dataclass(frozen=True)
+class AnswerLine:
+    """The outcome of the request line with the same ``seq``, written at ``pending``
+    (version 3). ``answer`` is "given" (the fields say what came back) or "lost"."""
+
+    seq: int
+    answer: Literal["given", "lost"]
+    system: SystemAnswer | None
+    client_status: int | None
+    client_error: str | None = None
+    why: str | None = None  # lost: how the guard knows; given: what it could not read
+    time: str = field(default_factory=now_iso)
+    kind: Kind = "answer"
+
+
+def complete(request: RequestLine, answer: AnswerLine) -> RequestLine:
+    """A pending request line with its answer folded in: the one line readers see."""
+    return replace(request, system=answer.system, client_status=answer.client_status,
+                   client_error=answer.client_error, answer=answer.answer, why=answer.why,
+                   time=answer.time)
+
+
+def lost(request: RequestLine, why: str) -> RequestLine:
+    """A pending request line whose answer line is missing, as readers see it."""
+    return replace(request, answer="lost", why=why)
 
 
 @dataclass(frozen=True)
@@ -162,7 +205,8 @@ class ActionLine:
     kind: Kind = "action"
 
 
-RecordLine = StartLine | RequestLine | BlockLine | EndLine | FrameLine | ActionLine
+RecordLine = (StartLine | RequestLine | BlockLine | EndLine | FrameLine | ActionLine
+              | AnswerLine)
 
 
 def _prefix(version: int) -> bytes:
@@ -178,8 +222,9 @@ def encode(line: RecordLine, version: int = RECORD_VERSION) -> bytes:
     orjson writes a dataclass as an object of its fields in order, as ``asdict`` would,
     without the deep copy that made ``asdict`` cost more than the rest of a recorded write
     (measured: about 2 ms of the guard's CPU per request line on this machine).
-    A version-1 start line is written without ``film``, as version 1 always was."""
-    if version == RECORD_VERSION:
+    A version-1 start line is written without ``film``, as version 1 always was, and a
+    version 1 or 2 request line without ``answer`` and ``why``."""
+    if version == VERSION_1:
         if line.kind in FILM_KINDS:
             raise ValueError(f"a {line.kind} line needs record version {FILM_VERSION}")
         if isinstance(line, StartLine):
@@ -187,6 +232,15 @@ def encode(line: RecordLine, version: int = RECORD_VERSION) -> bytes:
                 raise ValueError(f"a start line with film needs record version {FILM_VERSION}")
             data = orjson.dumps(line)
             return _PREFIXES[version] + data[1:data.rindex(b',"film":')] + b"}\n"
+    if version != RECORD_VERSION:
+        if isinstance(line, AnswerLine):
+            raise ValueError(f"an answer line needs record version {RECORD_VERSION}")
+        if isinstance(line, RequestLine):
+            if line.answer != "given" or line.why is not None:
+                raise ValueError(f"a {line.answer} request line needs record version "
+                                 f"{RECORD_VERSION}")
+            data = orjson.dumps(line)
+            return _PREFIXES[version] + data[1:data.rindex(_ANSWER_FIELD)] + b"}\n"
     return _PREFIXES[version] + orjson.dumps(line)[1:] + b"\n"
 
 
@@ -206,6 +260,19 @@ def _body(data: Any) -> Body:
     )
 
 
+def _system(system: Any) -> SystemAnswer | None:
+    if system is None:
+        return None
+    if not isinstance(system, dict):
+        raise RecordFormatError("system must be an object or null")
+    return SystemAnswer(
+        status=system.get("status"),
+        headers=system.get("headers") or {},
+        body=_body(system["body"]) if system.get("body") is not None else None,
+        error=system.get("error"),
+    )
+
+
 def decode(raw: bytes | str) -> RecordLine:
     """Parse one line; raises RecordFormatError for unknown versions or kinds."""
     try:
@@ -221,8 +288,12 @@ def decode(raw: bytes | str) -> RecordLine:
             f"{', '.join(map(str, VERSIONS))})"
         )
     kind = data.get("kind")
-    if version == RECORD_VERSION and (kind in FILM_KINDS or "film" in data):
+    if version == VERSION_1 and (kind in FILM_KINDS or "film" in data):
         raise RecordFormatError(f"a version-1 record has no film ({kind} line)")
+    if version != RECORD_VERSION and (kind in ANSWER_KINDS or (
+            kind == "request" and ("answer" in data or "why" in data))):
+        raise RecordFormatError(f"a version-{version} record has no answer lines "
+                                f"({kind} line)")
     try:
         if kind == "start":
             return StartLine(**data)
@@ -231,17 +302,17 @@ def decode(raw: bytes | str) -> RecordLine:
         if kind == "action":
             return ActionLine(**data)
         if kind == "request":
-            system = data.pop("system")
+            system = _system(data.pop("system"))
             req_body = _body(data.pop("request_body"))
-            answer = None
-            if system is not None:
-                answer = SystemAnswer(
-                    status=system.get("status"),
-                    headers=system.get("headers") or {},
-                    body=_body(system["body"]) if system.get("body") is not None else None,
-                    error=system.get("error"),
-                )
-            return RequestLine(system=answer, request_body=req_body, **data)
+            line = RequestLine(system=system, request_body=req_body, **data)
+            if line.answer not in ("given", "pending", "lost"):
+                raise RecordFormatError(f"request line answer {line.answer!r} is unknown")
+            return line
+        if kind == "answer":
+            answer = AnswerLine(system=_system(data.pop("system")), **data)
+            if answer.answer not in ("given", "lost"):
+                raise RecordFormatError(f"answer line answer {answer.answer!r} is unknown")
+            return answer
         if kind == "block":
             return BlockLine(**data)
         if kind == "end":
