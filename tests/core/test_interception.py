@@ -446,3 +446,16 @@ def test_every_request_gets_exactly_one_verdict_and_a_denied_one_is_never_let_th
         assert len(got) == 1, f"r{i}: {got}"
         blocked = decide(config, RequestFacts(method, url, kind)).blocked
         assert isinstance(got[0], Fail) == blocked
+
+
+def test_a_pause_that_leaves_parts_of_the_body_out_says_so() -> None:
+    from ajantik_cdp.core.guard.paused import post_body
+    part = {"bytes": "aGVsbG8="}  # "hello"
+    # Measured: a file set from disk pauses as an empty entry.
+    body, unseen = post_body({"hasPostData": True, "postDataEntries": [part, {}, part]})
+    assert body == b"hellohello" and unseen is not None and "1 of 3 parts" in unseen
+    assert post_body({"hasPostData": True, "postDataEntries": [part]}) == (b"hello", None)
+    body, unseen = post_body({"hasPostData": True})  # a streamed body: none of it
+    assert body == b"" and unseen is not None
+    assert post_body({"postData": "a=1"}) == (b"a=1", None)
+    assert post_body({}) == (None, None)

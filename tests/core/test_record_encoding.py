@@ -34,7 +34,9 @@ def _old_fields(line: object, version: int) -> dict[str, object]:
     if isinstance(line, StartLine) and version == VERSION_1:
         del data["film"]
     if isinstance(line, RequestLine):
-        del data["answer"], data["why"]
+        del data["answer"], data["why"], data["request_body"]["unseen"]
+        if data["system"] is not None and data["system"]["body"] is not None:
+            del data["system"]["body"]["unseen"]
     return data
 
 
@@ -96,3 +98,12 @@ def test_version_1_holds_no_film() -> None:
         decode(frame)
     with pytest.raises(RecordFormatError, match="not supported"):
         decode(b'{"v": 4, "kind": "end", "reason": "x", "counts": {}}')
+
+
+def test_a_body_not_seen_whole_is_version_3_only() -> None:
+    from ajantik_cdp.core.record.record_schema import Body
+    request = next(ln for ln in sample_lines() if isinstance(ln, RequestLine))
+    unseen = replace(request, request_body=Body(length=288, unseen="a file from disk"))
+    assert decode(encode(unseen)) == unseen
+    with pytest.raises(ValueError, match="version 3"):
+        encode(unseen, FILM_VERSION)

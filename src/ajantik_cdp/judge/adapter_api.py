@@ -163,6 +163,8 @@ class Block:
 
 
 def _body_text(body: Body, what: str) -> str:
+    if body.unseen is not None:
+        raise Unreadable(f"{what} was not seen whole by the guard ({body.unseen})")
     if body.withheld is not None:
         raise Unreadable(f"{what} was withheld from the record ({body.withheld.reason})")
     if body.text is not None:

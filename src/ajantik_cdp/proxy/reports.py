@@ -26,6 +26,7 @@ from ajantik_cdp.core.record.record_schema import (
     Answer,
     AnswerLine,
     BlockLine,
+    Body,
     RequestLine,
     StartLine,
     SystemAnswer,
@@ -175,7 +176,7 @@ class Reports:
             seq=seq, target_id=where.target_id, target_type=where.target_type,
             frame_url=red.url(where.frame_url), method=req.method, url=red.url(req.url),
             resource_type=req.resource_type, request_headers=red.headers(req.headers),
-            request_body=red.body(req.url, _content_type(req.headers), req.body or b""),
+            request_body=_sent_body(red, req),
             system=system, fault=fault.value if fault else None, client_status=client_status,
             client_error=client_error, started=req.paused_at, answer=answer, why=why,
         )
@@ -192,6 +193,14 @@ class Reports:
         summary = self.client_actions.command(target_id, method, params, self.redactor.url)
         if summary is not None:
             self.writer.write(ActionLine(target_id=target_id, method=method, summary=summary))
+
+
+def _sent_body(red: Redactor, req: PausedRequest) -> Body:
+    """The body as sent, or, when Chrome's pause left parts out, none of it: what the
+    guard did not see is never written as if it were the body (see ``paused.post_body``)."""
+    if req.body_unseen is not None:
+        return Body(length=len(req.body or b""), unseen=req.body_unseen)
+    return red.body(req.url, _content_type(req.headers), req.body or b"")
 
 
 def _content_type(headers: Mapping[str, str]) -> str | None:

@@ -35,6 +35,8 @@ class Row:
 def body_cell(body: Body | None, limit: int | None) -> str:
     if body is None:
         return "-"
+    if body.unseen is not None:
+        return f"not seen whole: {body.unseen}"
     if body.withheld is not None:
         # 12 hex digits are plenty to see two withheld bodies match; the record has all 32.
         fingerprint = body.withheld.fingerprint.removeprefix("hmac-sha256:")[:12]

@@ -70,12 +70,16 @@ class Withheld:
 
 @dataclass(frozen=True)
 class Body:
-    """A request or response body as written: whole, or withheld with a fingerprint."""
+    """A request or response body as written: whole, withheld with a fingerprint, or not
+    seen (version 3: Chrome's pause left parts out, and ``length`` is what it carried)."""
 
     length: int
     text: str | None = None  # the body, when kept and valid UTF-8
     base64: str | None = None  # the body, when kept and binary
     withheld: Withheld | None = None
+    # Why the guard never saw the whole body (a file from disk, a stream); ``length`` is
+    # then the bytes Chrome's pause carried, fewer than were sent. Version 3.
+    unseen: str | None = None
 
 
 @dataclass(frozen=True)
@@ -239,7 +243,11 @@ def encode(line: RecordLine, version: int = RECORD_VERSION) -> bytes:
             if line.answer != "given" or line.why is not None:
                 raise ValueError(f"a {line.answer} request line needs record version "
                                  f"{RECORD_VERSION}")
-            data = orjson.dumps(line)
+            if line.request_body.unseen is not None:
+                raise ValueError(f"a body not seen needs record version {RECORD_VERSION}")
+            # A body's last field, always null here: inside a JSON string every quote is
+            # escaped, so these bytes can only be the field itself.
+            data = orjson.dumps(line).replace(b',"unseen":null}', b"}")
             return _PREFIXES[version] + data[1:data.rindex(_ANSWER_FIELD)] + b"}\n"
     return _PREFIXES[version] + orjson.dumps(line)[1:] + b"\n"
 
@@ -257,6 +265,7 @@ def _body(data: Any) -> Body:
         text=data.get("text"),
         base64=data.get("base64"),
         withheld=Withheld(**withheld) if isinstance(withheld, dict) else None,
+        unseen=data.get("unseen"),
     )
 
 
