@@ -294,3 +294,13 @@ def test_a_fulfilled_fault_is_one_whole_line_at_once() -> None:
     assert isinstance(out[0], Fulfil)
     assert isinstance(out[1], ReportRequest) and not out[1].sent and out[1].lost is None
     assert m.owed == 1
+
+
+def test_with_the_connection_gone_nothing_held_is_recorded_as_blocked() -> None:
+    m = machine(fault="transient_error:/api/save")
+    m.paused(None, request("deny", SUBMIT, frame="SUB"), AT)
+    m.paused(None, request("fault", SAVE, frame="SUB"), AT)
+    out = m.stop("the guard lost Chrome", connected=False)
+    assert not any(isinstance(c, ReportBlock | Fail | Fulfil) for c in out)
+    [fault] = [c for c in out if isinstance(c, ReportRequest)]
+    assert fault.lost == "the guard lost Chrome" and fault.client_status is None

@@ -143,10 +143,8 @@ class Guardian:
             task.cancel()
         # What the guard still holds gets its line (a lost answer, with why), while the
         # connection is still open for a block or fault still to be carried out.
-        if not self.conn.closed.is_set():
-            self.interceptor.stop(why)
-        else:
-            self.interceptor.stop("the guard lost Chrome before the answer came")
+        self.interceptor.stop(why if not self.conn.closed.is_set()
+                              else "the guard lost Chrome before the answer came")
         await asyncio.sleep(0)  # reports the stop queued reach the record
         lease, self._preloading = self._preloading, None
         try:

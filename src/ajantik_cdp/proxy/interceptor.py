@@ -58,7 +58,8 @@ class Interceptor:
         """Before the connection closes: what the guard still holds is carried out and
         reported now (not on the next turn of the loop: the record closes soon after),
         and the record is told how many lines the guard owed."""
-        self.carry_out(self.machine.stop(why), at_once=True)
+        self.carry_out(self.machine.stop(why, connected=not self.conn.closed.is_set()),
+                       at_once=True)
         if self.reports.writer is not None:
             self.reports.writer.paused = self.machine.owed
 

@@ -274,14 +274,23 @@ class Interception:
             return [Probe(session_id, request_id, PROBE_EVERY)]
         return self._lose(flight, DROPPED.format(why or "it no longer knows the request"))
 
-    def stop(self, why: str) -> list[Command]:
+    def stop(self, why: str, connected: bool = True) -> list[Command]:
         """The guard is stopping: every request it holds gets its line now. A block or a
-        fault still waiting for its frame's URL is carried out first (its connection is
-        still open), and an answer still waiting for its body goes on without it."""
+        fault still waiting for its frame's URL is carried out first while its connection
+        is open (``connected``), and an answer still waiting for its body goes on without
+        it. With the connection gone nothing can be carried out: Chrome lets a request
+        paused by a closed connection go, so none is recorded as blocked, and a fault's
+        request is recorded with its answer lost."""
         out: list[Command] = []
         for flight in list(self._finding.values()):
             req = flight.request
             flight.where = Where(req.frame_id or "", UNKNOWN_TYPE, "")
+            if not connected and flight.plan.step is not Step.CONTINUE:
+                self._inflight.pop((req.session_id, req.request_id), None)
+                if flight.plan.step is Step.FULFILL and KEEP_EVERY_LINE:
+                    flight.client_status = None
+                    out += self._lose(flight, why)
+                continue
             out += flight.on_where
             flight.on_where = []
             if flight.plan.step is Step.CONTINUE and not flight.answered and KEEP_EVERY_LINE:
