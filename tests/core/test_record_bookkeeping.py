@@ -10,6 +10,7 @@ test_lost_answers.py shows the same through real Chromium and a real server).
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -304,3 +305,29 @@ def test_with_the_connection_gone_nothing_held_is_recorded_as_blocked() -> None:
     assert not any(isinstance(c, ReportBlock | Fail | Fulfil) for c in out)
     [fault] = [c for c in out if isinstance(c, ReportRequest)]
     assert fault.lost == "the guard lost Chrome" and fault.client_status is None
+
+
+def test_a_lost_answer_and_an_unseen_body_show_as_such_in_the_table_and_the_har(
+        tmp_path: Path) -> None:
+    from ajantik_cdp.core.record.record_schema import Body
+    from ajantik_cdp.record.har import to_har
+    from ajantik_cdp.record.table import rows
+
+    path = tmp_path / "r.jsonl"
+    writer = RecordWriter(path)
+    writer.start(StartLine("t", "Chrome/156", "1.3", "0" * 64, None))
+    pending = replace(_request_line(writer.next_seq(), "pending"),
+                      request_body=Body(length=288, unseen="a file from disk left out"))
+    writer.write(pending)
+    writer.write(AnswerLine(seq=pending.seq, answer="lost", system=None, client_status=None,
+                            why="the page closed"))
+    writer.paused = 1
+    writer.close("done")
+    record = load_record(path)
+    assert record.problems == ()
+    [row] = rows(record)
+    assert row.system == "answer lost" and row.body.startswith("not seen whole")
+    [entry] = to_har(record)["log"]["entries"]
+    assert entry["request"]["bodySize"] == -1
+    assert "not seen by ajantik" in entry["request"]["postData"]["text"]
+    assert entry["response"]["_error"] == "answer lost: the page closed"

@@ -130,7 +130,9 @@ def _response(line: RequestLine) -> dict[str, Any]:
                                    "mimeType": _mime(system.headers) or "x-unknown",
                                    **_body_fields(system.body)}
             response["bodySize"] = system.body.length
-    if line.client_status is None:
+    if line.answer == "lost":
+        response["_error"] = f"answer lost: {line.why}"
+    elif line.client_status is None:
         response["_error"] = net_error(line.client_error)
     return response
 
@@ -183,7 +185,8 @@ def _request_entry(line: RequestLine) -> dict[str, Any]:
         "_ajantik": {
             "seq": line.seq, "kind": "request", "fault": line.fault,
             "client_status": line.client_status, "client_error": line.client_error,
-            "system": _system_data(line), "target_id": line.target_id,
+            "system": _system_data(line), "answer": line.answer, "why": line.why,
+            "target_id": line.target_id,
             "target_type": line.target_type, "frame_url": line.frame_url,
         },
     }

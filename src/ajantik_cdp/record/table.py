@@ -71,7 +71,8 @@ def _request_row(line: RequestLine, limit: int | None) -> Row:
               else f"error {line.client_error or ''}".strip())
     return Row(
         seq=line.seq, time=_clock(line.time), method=line.method, url=line.url,
-        body=body_cell(line.request_body, limit), system=system_cell(line.system),
+        body=body_cell(line.request_body, limit),
+        system="answer lost" if line.answer == "lost" else system_cell(line.system),
         fault=line.fault or "", client=client, style="fault" if line.fault else "",
     )
 
