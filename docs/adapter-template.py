@@ -47,7 +47,8 @@ def held(unit: str, record: Record) -> Held:
             continue  # a fault answered it; the system never saw it
         if ex.reached == "unknown":
             if ex.is_write:  # sent, no answer: it may or may not have landed
-                cannot_tell = f"{ex.describe()} was sent but no answer came back"
+                cannot_tell = f"{ex.describe()} was sent but no answer came back" + (
+                    f" (its answer was lost: {ex.lost})" if ex.lost else "")
             continue
         if ex.answered_ok:
             try:

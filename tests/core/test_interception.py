@@ -13,15 +13,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ajantik_cdp.core.guard.interception import (
+    PROBE_FIRST,
     Continue,
     ContinueResponse,
     Fail,
     FindFrame,
     Fulfil,
     Interception,
+    Probe,
     ReadBody,
     ReportBlock,
     ReportRequest,
+    ReportSent,
     Where,
 )
 from ajantik_cdp.core.guard.targets import TargetBook
@@ -66,6 +69,11 @@ def block_of(url: str, frame_url: str, target_type: str = "page") -> Like:
                 f"{url} in {frame_url}")
 
 
+def sent_of(url: str) -> Like:
+    """The request's line as it leaves, pending its answer."""
+    return Like(ReportSent, lambda r: r.request.url == url, f"{url} sent")
+
+
 def record_of(url: str, frame_url: str, status: int | None, client: int | None,
               fault: FaultKind | None = None) -> Like:
     def check(r: ReportRequest) -> bool:
@@ -94,6 +102,7 @@ def test_a_recorded_write_is_passed_on_once_its_body_is_read_and_then_reported()
     assert (Conversation(m)
             >> net(request("r1", SAVE))
             << Continue(None, "r1", intercept_response=True)
+            << sent_of(SAVE)
             >> net(response("r1", SAVE, 200))
             << ReadBody(None, "r1")
             >> BodyRead("r1", b'{"ok": true}')
@@ -119,6 +128,7 @@ def test_a_redirect_answer_has_no_body_to_read() -> None:
     assert (Conversation(machine())
             >> net(request("r1", SAVE))
             << Continue(None, "r1", True)
+            << sent_of(SAVE)
             >> net(response("r1", SAVE, 303))
             << ContinueResponse(None, "r1")
             << record_of(SAVE, FORM_PAGE, 303, 303))
@@ -128,6 +138,7 @@ def test_a_request_that_fails_on_its_way_is_failed_with_chromes_reason_and_recor
     assert (Conversation(machine())
             >> net(request("r1", SAVE))
             << Continue(None, "r1", True)
+            << sent_of(SAVE)
             >> net(response("r1", SAVE, error="ConnectionRefused"))
             << Fail(None, "r1", "ConnectionRefused")
             << Like(ReportRequest, lambda r: r.client_error == "ConnectionRefused"
@@ -144,6 +155,7 @@ def test_an_unread_body_is_recorded_as_absent_but_still_passed_on() -> None:
     assert (Conversation(machine())
             >> net(request("r1", SAVE))
             << Continue(None, "r1", True)
+            << sent_of(SAVE)
             >> net(response("r1", SAVE, 200))
             << ReadBody(None, "r1")
             >> BodyRead("r1", None)
@@ -241,6 +253,8 @@ def test_an_allowed_keepalive_write_from_a_closed_tab_is_still_recorded() -> Non
     assert (Conversation(m)
             >> net(request("r1", SAVE))
             << Continue(None, "r1", True)
+            << sent_of(SAVE)
+            << Probe(None, "r1", PROBE_FIRST)  # its page is gone: is it still held?
             >> net(response("r1", SAVE, 200))
             << ReadBody(None, "r1")
             >> BodyRead("r1", b"")
@@ -290,6 +304,7 @@ def test_an_extension_worker_is_held_to_deny_only() -> None:
     assert (Conversation(m)
             >> net(request("r1", own_server, frame="EXT"))
             << Continue(None, "r1", True)
+            << sent_of(own_server)
             >> net(request("r2", SUBMIT, frame="EXT"))
             << Fail(None, "r2")
             << block_of(SUBMIT, ext + "/bg.js", "service_worker"))
@@ -365,6 +380,7 @@ def test_phantom_failure_sends_the_write_and_tells_the_client_500() -> None:
     assert (Conversation(machine(fault="phantom_failure:/api/save", recording=False))
             >> net(request("r1", SAVE))
             << Continue(None, "r1", True)
+            << sent_of(SAVE)
             >> net(response("r1", SAVE, 200))
             << ReadBody(None, "r1")
             >> BodyRead("r1", b"{}")
@@ -430,3 +446,16 @@ def test_every_request_gets_exactly_one_verdict_and_a_denied_one_is_never_let_th
         assert len(got) == 1, f"r{i}: {got}"
         blocked = decide(config, RequestFacts(method, url, kind)).blocked
         assert isinstance(got[0], Fail) == blocked
+
+
+def test_a_pause_that_leaves_parts_of_the_body_out_says_so() -> None:
+    from ajantik_cdp.core.guard.paused import post_body
+    part = {"bytes": "aGVsbG8="}  # "hello"
+    # Measured: a file set from disk pauses as an empty entry.
+    body, unseen = post_body({"hasPostData": True, "postDataEntries": [part, {}, part]})
+    assert body == b"hellohello" and unseen is not None and "1 of 3 parts" in unseen
+    assert post_body({"hasPostData": True, "postDataEntries": [part]}) == (b"hello", None)
+    body, unseen = post_body({"hasPostData": True})  # a streamed body: none of it
+    assert body == b"" and unseen is not None
+    assert post_body({"postData": "a=1"}) == (b"a=1", None)
+    assert post_body({}) == (None, None)

@@ -118,3 +118,18 @@ def test_a_run_passes_exactly_when_nothing_on_the_ladder_stops_it(
     if Verdict.UNSCORABLE in verdicts:
         assert got.outcome not in (Outcome.DONE_RIGHT, Outcome.HONEST_FAILURE)
     assert got.outcome in LADDER
+
+
+def test_an_incomplete_record_fails_as_infrastructure_unless_allowed() -> None:
+    why = ("the guard paused 3 recorded requests and the record holds 1 request line: "
+           "2 missing")
+    got = gate_run([C], incomplete=[why])
+    assert got.outcome is Outcome.INFRASTRUCTURE and not got.passed and not got.counted
+    assert got.failing == (f"the record is incomplete: {why}",)
+    allowed = gate_run([C], incomplete=[why],
+                       policy=GatePolicy(allow_incomplete_record=True))
+    assert allowed.passed and allowed.outcome is Outcome.DONE_RIGHT
+    assert allowed.allowed == (f"the record is incomplete: {why}",)
+    # Allowing it relaxes nothing else.
+    assert not gate_run([C, SW], incomplete=[why],
+                        policy=GatePolicy(allow_incomplete_record=True)).passed

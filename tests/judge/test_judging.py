@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from ajantik_cdp.cli.main import main
-from ajantik_cdp.core.record.record_schema import FILM_VERSION, RECORD_VERSION
+from ajantik_cdp.core.record.record_schema import RECORD_VERSION, AnswerLine, RequestLine
 from ajantik_cdp.core.scoring.run_gate import GatePolicy, Outcome
 from ajantik_cdp.core.scoring.verdicts import Said, Verdict
 from ajantik_cdp.judge.adapter_api import Held, Record, RecordUnusable, Report, cite
@@ -19,7 +19,7 @@ from ajantik_cdp.judge.judging import Judgement, judge
 from ajantik_cdp.judge.verdict_file import VERDICTS_VERSION, decode_verdicts
 from ajantik_cdp.versioned_file import VersionedFileError
 from tests.judge.conftest import TEMPLATE
-from tests.support.records import RecordBuilder, withheld_body
+from tests.support.records import ORIGIN, RecordBuilder, json_body, withheld_body
 
 APPROVED = {"record": {"status": "approved"}}
 PENDING = {"record": {"status": "pending"}}
@@ -280,6 +280,50 @@ def test_cli_exit_codes(silent_wrong_run: tuple[Path, Path], tmp_path: Path,
     assert _cli("--record", str(record), "--message", str(tmp_path / "none.txt")) == 2
 
 
+def test_cli_a_record_short_of_its_end_line_fails_unless_allowed_and_show_warns(
+        rec: RecordBuilder, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
+    rec.exchange("PUT", "/api/records/A-2", sent={"status": "approved"}, answer=APPROVED)
+    rec.writer.paused = 3  # the guard paused three recorded requests; two lines reached it
+    record = rec.close()
+    report = tmp_path / "report.txt"
+    report.write_text("A-1: done\nA-2: done\n")
+    assert _cli("--record", str(record), "--message", str(report)) == 1
+    err = capsys.readouterr().err
+    assert "warning: the record is incomplete: the guard paused 3 recorded requests" in err
+    assert "failing (infrastructure): the record is incomplete" in err
+    assert _cli("--record", str(record), "--message", str(report),
+                "--allow-incomplete-record") == 0
+    assert "--allow-incomplete-record let through: the record is incomplete" in \
+        capsys.readouterr().err
+    with pytest.raises(SystemExit) as caught:
+        main(["record", "show", str(record)])
+    assert caught.value.code in (0, None)
+    assert "incomplete: the guard paused 3 recorded requests" in capsys.readouterr().err
+
+
+def test_a_lost_answer_makes_the_unit_resting_on_it_unscorable_never_correct(
+        rec: RecordBuilder, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seq = rec.writer.next_seq()
+    rec.writer.write(RequestLine(
+        seq=seq, target_id="T", target_type="page", frame_url=ORIGIN + "/",
+        method="PUT", url=ORIGIN + "/api/records/A-1", resource_type="Fetch",
+        request_headers={}, request_body=json_body({"status": "approved"}), system=None,
+        fault=None, client_status=None, answer="pending"))
+    rec.writer.write(AnswerLine(seq=seq, answer="lost", system=None, client_status=None,
+                                why="Chrome dropped the request before its answer came"))
+    record = rec.close()
+    report = tmp_path / "report.txt"
+    report.write_text("A-1: done\nA-2: done\n")
+    assert _cli("--record", str(record), "--message", str(report)) == 1
+    captured = capsys.readouterr()
+    assert "UNSCORABLE" in captured.out.upper()
+    # The unit's own reason names the loss (the table), and so does a warning.
+    assert "its answer was lost: Chrome dropped the request" in captured.out
+    assert "reached the guard and its answer was lost" in captured.err
+    assert " correct " not in captured.out
+
+
 def test_cli_unscorable_fails_unless_allowed_and_says_so(
         rec: RecordBuilder, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rec.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
@@ -331,8 +375,8 @@ def test_cli_json_is_versioned_and_deterministic(silent_wrong_run: tuple[Path, P
 @pytest.mark.parametrize("film", [None, {"dir": "film", "fps": 2.0}])
 def test_cli_json_names_the_records_own_version(film: dict[str, object] | None,
                                                 tmp_path: Path) -> None:
-    """verdicts.json says which record schema it read: 2 for a filmed record, 1 without
-    film (it once always said 1, whatever the record was)."""
+    """verdicts.json says which record schema it read: the record's own (3 now, film or
+    not; it once always said 1, whatever the record was)."""
     builder = RecordBuilder(tmp_path / "rec.jsonl", film=film)
     builder.exchange("PUT", "/api/records/A-1", sent={"status": "approved"}, answer=APPROVED)
     record = builder.close()
@@ -343,8 +387,7 @@ def test_cli_json_names_the_records_own_version(film: dict[str, object] | None,
     _cli("--record", str(record), "--message", str(report), "--out", str(out))
     data = decode_verdicts(out.read_bytes())
     assert data["sources"]["record"]["record_version"] == first_line["v"]
-    # A test builder writes version 2 for a film; a guard writes version 3, filmed or not.
-    assert first_line["v"] == (FILM_VERSION if film else RECORD_VERSION)
+    assert first_line["v"] == RECORD_VERSION  # version 3, film or not
 
 
 def test_cli_html_is_self_contained_and_links_every_verdict(

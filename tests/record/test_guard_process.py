@@ -105,11 +105,18 @@ async def test_sigkilled_guard_leaves_a_valid_record(pw, own_chrome: ChromeProce
     steady = requests_to(record, "/hit/steady/")
     assert [json.loads(ln.request_body.text or "") for ln in steady] == [
         {"n": 0}, {"n": 1}, {"n": 2}]
-    # Every recorded write really reached the server: the record never invents one.
+    # Every write recorded as answered really reached the server: the record never
+    # invents one. A line written as its request left, whose answer line the kill cut
+    # off, is read as lost, saying so: it may or may not have gone out.
     burst = requests_to(record, "/hit/burst/")
     hit_paths = {h.path for h in site.writes("/hit/burst/")}
     assert all(isinstance(ln, RequestLine) for ln in burst)
-    assert {ln.url.removeprefix(site.a) for ln in burst} <= hit_paths
+    assert {ln.url.removeprefix(site.a) for ln in burst if ln.answer == "given"} <= hit_paths
+    assert all("the guard stopped before it wrote one" in (ln.why or "")
+               for ln in burst if ln.answer == "lost")
+    # And every write the server received has its line, but at most the one whose
+    # continue had gone out to Chrome when the kill came, before its line was written.
+    assert len(hit_paths - {ln.url.removeprefix(site.a) for ln in burst}) <= 1
     # Every complete line is whole JSON; at most the last one is incomplete.
     complete = raw.split(b"\n")[:-1]
     assert all(json.loads(chunk)["v"] == RECORD_VERSION for chunk in complete)

@@ -9,7 +9,6 @@ from typing import Any
 import orjson
 
 from ajantik_cdp.core.record.record_schema import (
-    FILM_VERSION,
     RECORD_VERSION,
     BlockLine,
     Body,
@@ -36,9 +35,9 @@ def withheld_body(reason: str = "field 'token'") -> Body:
 class RecordBuilder:
     def __init__(self, path: Path, fault: dict[str, Any] | None = None,
                  film: dict[str, Any] | None = None) -> None:
-        """``film``: the start line's film field; the record is then version 2."""
+        """``film``: the start line's film field (the end line then counts frames)."""
         self.path = path
-        self.writer = RecordWriter(path, FILM_VERSION if film is not None else RECORD_VERSION)
+        self.writer = RecordWriter(path, RECORD_VERSION, filmed=film is not None)
         self.writer.start(StartLine(guard_version="test", browser="Chrome/156",
                                     protocol_version="1.3", config_sha256="0" * 64,
                                     fault=fault, film=film))

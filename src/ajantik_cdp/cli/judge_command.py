@@ -57,10 +57,16 @@ FAIL_ON_CHOICES = (*ALWAYS_FAIL, *sorted(v.value for v in EXTRA_FAIL_ON))
 @click.option("--allow-unscorable", is_flag=True,
               help="Let units the record or the report cannot show pass the gate. The "
               "output says which were let through; they are never counted as correct.")
+@click.option("--allow-incomplete-record", is_flag=True,
+              help="Judge a record that disagrees with its own end line (the guard paused "
+              "more recorded requests than the file has lines for, or an answer line is "
+              "missing) instead of failing the run as infrastructure. The output still "
+              "names every disagreement.")
 def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
                   out_path: Path | None, html_path: Path | None, film_dir: Path | None,
                   junit_path: Path | None,
-                  fail_on: tuple[str, ...], allow_unscorable: bool) -> int:
+                  fail_on: tuple[str, ...], allow_unscorable: bool,
+                  allow_incomplete_record: bool) -> int:
     """Give each unit of work one verdict, from the guard's record, not from the skill.
 
     \b
@@ -85,14 +91,16 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
     \b
     Exit code 0 only when every unit was scored and none is silent wrong or damaged
     (and, when the record names a fault, the fault fired); 1 otherwise (unscorable units
-    pass with --allow-unscorable, and the output says so); 2 for bad inputs (a broken
-    adapter, an unreadable record).
+    pass with --allow-unscorable, and the output says so; a record that disagrees with its
+    end line fails unless --allow-incomplete-record); 2 for bad inputs (a broken adapter,
+    an unreadable record).
     """
     if allow_unscorable and "unscorable" in fail_on:
         raise CommandFailed(NAME, "--fail-on unscorable and --allow-unscorable contradict "
                             "each other; choose one", EXIT_BAD_INPUT)
     policy = GatePolicy(allow_unscorable=allow_unscorable,
-                        fail_on=frozenset(Verdict(v) for v in fail_on if v not in ALWAYS_FAIL))
+                        fail_on=frozenset(Verdict(v) for v in fail_on if v not in ALWAYS_FAIL),
+                        allow_incomplete_record=allow_incomplete_record)
     check_junit(junit_path)
     judgement = run_judge(adapter_path, record_path, message_path)
     gate = judgement.gate(policy)
@@ -120,8 +128,10 @@ def judge_command(adapter_path: Path, record_path: Path, message_path: Path,
     publish(NAME, judge_outputs(record_path.name, judgement, gate, policy,
                                 classname=run_name), junit_path)
     if gate.allowed:
-        click.echo(f"{NAME}: --allow-unscorable let through: " + "; ".join(gate.allowed),
-                   err=True)
+        flags = " and ".join(f for f, on in (("--allow-unscorable", allow_unscorable),
+                                             ("--allow-incomplete-record",
+                                              allow_incomplete_record)) if on)
+        click.echo(f"{NAME}: {flags} let through: " + "; ".join(gate.allowed), err=True)
     if not gate.passed:
         click.echo(f"{NAME}: failing ({gate.outcome.label}): " + "; ".join(gate.failing),
                    err=True)

@@ -122,6 +122,10 @@ def _shared(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--allow-unscorable", is_flag=True,
                      help="Let units the record or the report cannot show pass the gate "
                      "(the output says which); they are never counted as correct."),
+        click.option("--allow-incomplete-record", is_flag=True,
+                     help="Judge a run whose record disagrees with its own end line (a "
+                     "recorded request without its line, an answer line missing) instead "
+                     "of failing it as infrastructure; the output names each one."),
         click.option("--yes", "-y", is_flag=True,
                      help="Do not ask before the clean run and before the plan (for CI). "
                      "Without a terminal, --yes is required."),
@@ -147,8 +151,9 @@ def _shared(fn: Callable[..., Any]) -> Callable[..., Any]:
 def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: str | None,
                  config_path: str | None, before: str | None, faults_text: str | None,
                  at_text: str, reps: int, only_points: tuple[str, ...], deadline: float,
-                 allow_unscorable: bool, yes: bool, out_dir: Path, verbose: bool,
-                 film: bool, film_fps: float, command: tuple[str, ...]) -> int:
+                 allow_unscorable: bool, allow_incomplete_record: bool, yes: bool,
+                 out_dir: Path, verbose: bool, film: bool, film_fps: float,
+                 command: tuple[str, ...]) -> int:
     """Show what `ajantik test run` would run, without running or touching anything.
 
     \b
@@ -203,8 +208,9 @@ def plan_command(record_path: Path | None, adapter_path: Path | None, upstream: 
 def run_command(adapter_path: Path | None, upstream: str | None, config_path: str | None,
                 before: str | None, faults_text: str | None, at_text: str, reps: int,
                 only_points: tuple[str, ...], deadline: float, allow_unscorable: bool,
-                yes: bool, out_dir: Path, verbose: bool, junit_path: Path | None,
-                film: bool, film_fps: float, command: tuple[str, ...]) -> int:
+                allow_incomplete_record: bool, yes: bool, out_dir: Path, verbose: bool,
+                junit_path: Path | None, film: bool, film_fps: float,
+                command: tuple[str, ...]) -> int:
     """Crash-test a skill on your own system: a clean run, then every fault, judged.
 
     \b
@@ -271,7 +277,8 @@ def run_command(adapter_path: Path | None, upstream: str | None, config_path: st
     prepare(out_dir, "test-run")
     test = SkillTest("", CommandSkill(argv), CommandSystem(config, before, deadline), adapter,
                      RunOptions(kinds, reps, at, only, deadline,
-                                 GatePolicy(allow_unscorable=allow_unscorable),
+                                 GatePolicy(allow_unscorable=allow_unscorable,
+                                            allow_incomplete_record=allow_incomplete_record),
                                  film_policy(film, film_fps)))
     console = command_console()
     click.echo(f"{RUN}: {test.skill.label}")

@@ -90,12 +90,21 @@ class Exchange:
         """Whether the request reached the system.
 
         "no": a fault answered it and it was never sent. "unknown": it was sent and no
-        answer came back, so it may or may not have landed. "yes": the system answered.
+        answer came back (or its answer was lost: ``lost``), so it may or may not have
+        landed. "yes": the system answered.
         """
+        if self.request.answer == "lost":
+            return "unknown"
         system = self.request.system
         if system is None:
             return "no" if self.request.fault else "unknown"
         return "yes" if system.status is not None else "unknown"
+
+    @property
+    def lost(self) -> str | None:
+        """Why its answer never came (the page closed, the guard stopped), or None."""
+        return (self.request.why or "no reason given") if self.request.answer == "lost" \
+            else None
 
     @property
     def status(self) -> int | None:
@@ -111,6 +120,9 @@ class Exchange:
         return f"{self.method} {self.path} (line {self.line})"
 
     def answer_text(self) -> str:
+        if self.lost is not None:
+            raise Unreadable(f"{self.describe()} reached the guard and its answer was lost "
+                             f"({self.lost}): whether the system applied it is unknown")
         system = self.request.system
         if system is None or system.status is None:
             why = "it never reached the system" if self.reached == "no" else (
@@ -151,6 +163,8 @@ class Block:
 
 
 def _body_text(body: Body, what: str) -> str:
+    if body.unseen is not None:
+        raise Unreadable(f"{what} was not seen whole by the guard ({body.unseen})")
     if body.withheld is not None:
         raise Unreadable(f"{what} was withheld from the record ({body.withheld.reason})")
     if body.text is not None:
@@ -177,8 +191,12 @@ class Record:
     path: Path | None = None
     torn_last_line: bool = False
     line_count: int = 0
-    # The record's one schema version, as read from its lines (2 when the guard filmed).
+    # The record's one schema version, as read from its lines.
     version: int = RECORD_VERSION
+    # How the record disagrees with its end line (a line lost on its way to the file), and
+    # the requests whose answer was lost (core/record/completeness.py).
+    problems: tuple[str, ...] = ()
+    lost: tuple[tuple[int, RequestLine], ...] = ()
 
     @classmethod
     def from_bytes(cls, raw: bytes, path: Path | None = None) -> Record:
@@ -188,7 +206,8 @@ class Record:
             raise RecordUnusable(str(exc)) from None
         torn = loaded.torn_line is not None
         last = loaded.numbered[-1][0]
-        return cls(loaded.numbered, path, torn, last + (1 if torn else 0), loaded.version)
+        return cls(loaded.numbered, path, torn, last + (1 if torn else 0), loaded.version,
+                   loaded.problems, loaded.lost)
 
     @classmethod
     def read(cls, path: Path) -> Record:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ajantik_cdp.core.record.completeness import Folded, lost_notes
 from ajantik_cdp.core.record.record_schema import EscapedLine
 from ajantik_cdp.core.scoring.run_gate import (
     DEFAULT_POLICY,
@@ -71,7 +72,7 @@ class Judgement:
         return gate_run([u.score() for u in self.units],
                         [(d.kind, d.unit) for d in self.damage],
                         fault_fired=self.record.fault_fired, crashed=crashed,
-                        timed_out=timed_out, policy=policy)
+                        timed_out=timed_out, incomplete=self.record.problems, policy=policy)
 
 
 def world_of(held: Held, problems: list[str]) -> World:
@@ -90,6 +91,8 @@ def record_notes(record: Record) -> list[str]:
     if record.end is None:
         notes.append("the record has no end line: the guard did not stop cleanly, so a "
                      "write in flight when it stopped may be missing")
+    notes += [f"the record is incomplete: {problem}" for problem in record.problems]
+    notes += lost_notes(Folded(record.numbered, record.lost, record.problems))
     if record.fault_fired is False:
         fault = record.fault or {}
         notes.append(f"the fault {fault.get('kind')} (write #{fault.get('at', 1)} matching "

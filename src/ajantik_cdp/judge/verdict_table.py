@@ -110,8 +110,12 @@ def gate_line(gate: GateResult) -> Text:
     if gate.failing:
         text.append(": " + "; ".join(gate.failing))
     if gate.allowed:
-        text.append(f" [allowed by --allow-unscorable: {'; '.join(gate.allowed)}]",
-                    style="yellow")
+        # Each allowed item names itself ("1 unscorable", "the record is incomplete: ...").
+        flags = [f for f, part in (("--allow-unscorable", " unscorable ("),
+                                   ("--allow-incomplete-record", "record is incomplete"))
+                 if any(part in a for a in gate.allowed)]
+        text.append(f" [allowed by {' and '.join(flags) or 'the policy'}: "
+                    f"{'; '.join(gate.allowed)}]", style="yellow")
     return text
 
 

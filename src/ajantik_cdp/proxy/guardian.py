@@ -111,6 +111,7 @@ class Guardian:
         self.dialogs = OpenDialogs()
         self._settles: dict[str, _Settle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._probes: set[asyncio.Task[None]] = set()
         self._preloading: PreloadLease | None = None  # set once the guard holds it
         self.preload_watch = PreloadWatcher(conn, self._session_of, self._page_sessions,
                                             lambda: self._preloading is not None)
@@ -167,15 +168,21 @@ class Guardian:
     def closed(self) -> asyncio.Event:
         return self.conn.closed
 
-    async def close(self) -> None:
+    async def close(self, why: str = "the guard stopped before its answer came") -> None:
         # Let reports already under way (block and request lines) reach the record first:
-        # a clean stop must not lose a line the guard has already decided to write.
+        # a clean stop must not lose a line the guard has already decided to write. Probes
+        # of requests whose page is gone sleep between tries: they are not waited for.
         await self.preload_watch.stop()  # before the lease is given back
-        pending = [t for t in self._tasks if not t.done()]
+        pending = [t for t in self._tasks if not t.done() and t not in self._probes]
         if pending:
             await asyncio.wait(pending, timeout=2.0)
         for task in list(self._tasks):
             task.cancel()
+        # What the guard still holds gets its line (a lost answer, with why), while the
+        # connection is still open for a block or fault still to be carried out.
+        self.interceptor.stop(why if not self.conn.closed.is_set()
+                              else "the guard lost Chrome before the answer came")
+        await asyncio.sleep(0)  # reports the stop queued reach the record
         lease, self._preloading = self._preloading, None
         try:
             if lease is not None:
@@ -231,10 +238,13 @@ class Guardian:
     def spawn(self, coro: Any) -> None:
         task: asyncio.Task[None] = asyncio.create_task(coro)
         self._tasks.add(task)
+        if getattr(coro, "__name__", "") == "_probe":
+            self._probes.add(task)
         task.add_done_callback(self._task_done)
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
+        self._probes.discard(task)
         if not task.cancelled() and task.exception() is not None:
             exc = task.exception()
             if not isinstance(exc, ConnectionLost):
@@ -326,6 +336,8 @@ class Guardian:
             elif news is not None and news.gone is not None:
                 self._wake(news.gone)
                 self.dialogs.gone(news.gone)
+                # Its requests still awaiting their answer may never get one.
+                self.interceptor.target_gone(news.gone)
         elif method in SHADOW_EVENTS:
             target = self.targets.by_session(msg.get("sessionId", ""))
             if target is not None and self.scripts.source:
@@ -341,6 +353,14 @@ class Guardian:
             target = self.targets.by_session(msg.get("sessionId", ""))
             if target is not None:
                 target.state = TargetState.PENDING
+                # A crashed renderer's requests are cancelled like a closed page's.
+                self.interceptor.target_gone(target.target_id)
+        elif method == "Target.targetCrashed":
+            # A page's renderer died (setDiscoverTargets tells of it): its requests are
+            # cancelled like a closed page's, and the target stays.
+            crashed = params.get("targetId")
+            if isinstance(crashed, str):
+                self.interceptor.target_gone(crashed)
         elif method == "Inspector.targetReloadedAfterCrash":
             target = self.targets.by_session(msg.get("sessionId", ""))
             if target is not None:

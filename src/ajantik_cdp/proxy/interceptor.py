@@ -22,9 +22,11 @@ from ajantik_cdp.core.guard.interception import (
     FindFrame,
     Fulfil,
     Interception,
+    Probe,
     ReadBody,
     ReportBlock,
     ReportRequest,
+    ReportSent,
 )
 from ajantik_cdp.core.record.record_schema import now_iso
 from ajantik_cdp.proxy.cdp_connection import CdpConnection, CdpError, ConnectionLost
@@ -32,6 +34,10 @@ from ajantik_cdp.proxy.reports import Reports
 
 Spawn = Callable[[Coroutine[Any, Any, None]], None]
 READ_TIMEOUT = 5.0
+# Chrome's words for a request it no longer holds (measured on Chrome 156: after the page
+# that sent it closed, and after the request was let go).
+NOT_HELD = "Invalid InterceptionId"
+Report = ReportBlock | ReportSent | ReportRequest
 
 
 class Interceptor:
@@ -45,8 +51,20 @@ class Interceptor:
     def on_paused(self, session_id: str | None, params: dict[str, Any]) -> None:
         self.carry_out(self.machine.paused(session_id, params, now_iso()))
 
-    def carry_out(self, commands: list[Command]) -> None:
-        reports: list[ReportBlock | ReportRequest] = []
+    def target_gone(self, target_id: str) -> None:
+        self.carry_out(self.machine.target_gone(target_id))
+
+    def stop(self, why: str) -> None:
+        """Before the connection closes: what the guard still holds is carried out and
+        reported now (not on the next turn of the loop: the record closes soon after),
+        and the record is told how many lines the guard owed."""
+        self.carry_out(self.machine.stop(why, connected=not self.conn.closed.is_set()),
+                       at_once=True)
+        if self.reports.writer is not None:
+            self.reports.writer.paused = self.machine.owed
+
+    def carry_out(self, commands: list[Command], at_once: bool = False) -> None:
+        reports: list[Report] = []
         for command in commands:
             if isinstance(command, Continue):
                 params: dict[str, Any] = {"requestId": command.request_id}
@@ -73,17 +91,23 @@ class Interceptor:
                 self.spawn(self._read_body(command))
             elif isinstance(command, FindFrame):
                 self.spawn(self._find_frame(command))
-            elif isinstance(command, ReportBlock | ReportRequest):
+            elif isinstance(command, Probe):
+                self.spawn(self._probe(command))
+            elif isinstance(command, ReportBlock | ReportSent | ReportRequest):
                 reports.append(command)
-        if reports:
+        if reports and at_once:
+            self._report(reports)
+        elif reports:
             # Redacting and writing a line takes a while: only once what Chrome waits for
             # has gone out (the writer task was queued first).
             asyncio.get_running_loop().call_soon(self._report, reports)
 
-    def _report(self, reports: list[ReportBlock | ReportRequest]) -> None:
+    def _report(self, reports: list[Report]) -> None:
         for report in reports:
             if isinstance(report, ReportBlock):
                 self.reports.network_block(report)
+            elif isinstance(report, ReportSent):
+                self.reports.request_sent(report)
             else:
                 self.reports.request_done(report)
 
@@ -91,15 +115,36 @@ class Interceptor:
         self.conn.post(method, params, session_id)
 
     async def _read_body(self, command: ReadBody) -> None:
-        body: bytes | None
+        body: bytes | None = None
+        why = None
         try:
             got = await self.conn.send("Fetch.getResponseBody",
                                        {"requestId": command.request_id}, command.session_id)
             raw = got.get("body", "")
             body = base64.b64decode(raw) if got.get("base64Encoded") else raw.encode()
-        except (CdpError, TimeoutError, binascii.Error):
-            body = None
-        self.carry_out(self.machine.body_read(command.session_id, command.request_id, body))
+        except (CdpError, binascii.Error) as exc:
+            why = str(exc)
+        except TimeoutError:
+            why = "Chrome did not answer Fetch.getResponseBody in time"
+        except ConnectionLost:
+            why = "the guard lost its connection to Chrome"
+        self.carry_out(self.machine.body_read(command.session_id, command.request_id, body,
+                                              why))
+
+    async def _probe(self, command: Probe) -> None:
+        await asyncio.sleep(command.delay)
+        try:
+            await self.conn.send("Fetch.getResponseBody", {"requestId": command.request_id},
+                                 command.session_id, READ_TIMEOUT)
+            gone, why = False, ""
+        except CdpError as exc:
+            # Any other refusal ("Can only get response body on requests captured after
+            # headers received") means Chrome still holds it: its answer is to come.
+            gone, why = NOT_HELD in str(exc), str(exc)
+        except (ConnectionLost, TimeoutError):
+            return  # the guard is stopping (or Chrome is gone): stop() answers it
+        self.carry_out(self.machine.probed(command.session_id, command.request_id, gone,
+                                           why))
 
     async def _find_frame(self, command: FindFrame) -> None:
         found: tuple[str | None, str | None] = (None, None)

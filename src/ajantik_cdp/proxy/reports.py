@@ -16,15 +16,19 @@ from ajantik_cdp import __version__
 from ajantik_cdp.core.guard.client_actions import ClientActions
 from ajantik_cdp.core.guard.dialog_presses import RefusedDialog
 from ajantik_cdp.core.guard.input_presses import PressDenial
-from ajantik_cdp.core.guard.interception import ReportBlock, ReportRequest
+from ajantik_cdp.core.guard.interception import ReportBlock, ReportRequest, ReportSent, Where
+from ajantik_cdp.core.guard.paused import PausedRequest
 from ajantik_cdp.core.guard.targets import Target
 from ajantik_cdp.core.policy.config import GuardConfig
-from ajantik_cdp.core.policy.faults import FaultSpec
+from ajantik_cdp.core.policy.faults import FaultKind, FaultSpec
 from ajantik_cdp.core.policy.rules import Decision, RequestFacts
 from ajantik_cdp.core.record.record_schema import (
     RECORD_VERSION,
     ActionLine,
+    Answer,
+    AnswerLine,
     BlockLine,
+    Body,
     EscapedLine,
     RequestLine,
     StartLine,
@@ -61,6 +65,8 @@ class Reports:
         self.actions = False  # client actions on the timeline: on when the guard films
         self.client_actions = ClientActions()
         self.escaped = 0  # things denied that got through (escaped lines): exit non-zero
+        # The seq of each request line written pending its answer, by Chrome's request id.
+        self._pending: dict[tuple[str | None, str], int] = {}
 
     def _seq(self) -> int:
         return self.writer.next_seq() if self.writer else 0
@@ -164,35 +170,68 @@ class Reports:
                 frame_url=self.redactor.url(frame_url), label=label, event=event,
             ))
 
+    def request_sent(self, report: ReportSent) -> None:
+        """A recorded request as it leaves: its line now, pending its answer."""
+        if not self.writer:
+            return
+        req = report.request
+        seq = self._seq()
+        self._pending[(req.session_id, req.request_id)] = seq
+        self.writer.write(self._request_line(seq, report.request, report.where, report.fault,
+                                             None, None, None, answer="pending"))
+
     def request_done(self, report: ReportRequest) -> None:
-        req, where, fault = report.request, report.where, report.fault
+        req, fault = report.request, report.fault
         client_status = report.client_status
         if fault is not None:
             log.warning("FAULT %s on %s %s: the client was answered %s", fault.value,
                         req.method, self.redactor.url(req.url),
                         client_status if client_status is not None else report.client_error)
+        if report.lost is not None:
+            log.warning("LOST the answer to %s %s: %s", req.method,
+                        self.redactor.url(req.url), report.lost)
         if not self.writer:
             return
-        red = self.redactor
+        answer = self._answer(req.url, report)
+        seq = self._pending.pop((req.session_id, req.request_id), None) if report.sent \
+            else None
+        if seq is not None:
+            self.writer.write(AnswerLine(
+                seq=seq, answer="lost" if report.lost is not None else "given", system=answer,
+                client_status=client_status, client_error=report.client_error,
+                why=report.lost or report.note))
+            return
+        self.writer.write(self._request_line(
+            self._seq(), req, report.where, fault, answer, client_status, report.client_error,
+            answer="lost" if report.lost is not None else "given",
+            why=report.lost or report.note))
+
+    def _answer(self, url: str, report: ReportRequest) -> SystemAnswer | None:
         system = report.system
-        answer = None
-        if system is not None:
-            answer = SystemAnswer(
-                status=system.status,
-                headers=red.headers(system.headers),
-                body=None if system.body is None else red.body(
-                    req.url, _content_type(system.headers), system.body),
-                error=system.error,
-            )
-        self.writer.write(RequestLine(
-            seq=self._seq(), target_id=where.target_id, target_type=where.target_type,
+        if system is None:
+            return None
+        red = self.redactor
+        return SystemAnswer(
+            status=system.status,
+            headers=red.headers(system.headers),
+            body=None if system.body is None else red.body(
+                url, _content_type(system.headers), system.body),
+            error=system.error,
+        )
+
+    def _request_line(self, seq: int, req: PausedRequest, where: Where,
+                      fault: FaultKind | None, system: SystemAnswer | None,
+                      client_status: int | None, client_error: str | None, *,
+                      answer: Answer, why: str | None = None) -> RequestLine:
+        red = self.redactor
+        return RequestLine(
+            seq=seq, target_id=where.target_id, target_type=where.target_type,
             frame_url=red.url(where.frame_url), method=req.method, url=red.url(req.url),
             resource_type=req.resource_type, request_headers=red.headers(req.headers),
-            request_body=red.body(req.url, _content_type(req.headers), req.body or b""),
-            system=answer, fault=fault.value if fault else None, client_status=client_status,
-            client_error=report.client_error, started=req.paused_at,
-        ))
-
+            request_body=_sent_body(red, req),
+            system=system, fault=fault.value if fault else None, client_status=client_status,
+            client_error=client_error, started=req.paused_at, answer=answer, why=why,
+        )
 
     def client_command(self, command: Mapping[str, Any] | None,
                        target_id: str | None) -> None:
@@ -206,6 +245,14 @@ class Reports:
         summary = self.client_actions.command(target_id, method, params, self.redactor.url)
         if summary is not None:
             self.writer.write(ActionLine(target_id=target_id, method=method, summary=summary))
+
+
+def _sent_body(red: Redactor, req: PausedRequest) -> Body:
+    """The body as sent, or, when Chrome's pause left parts out, none of it: what the
+    guard did not see is never written as if it were the body (see ``paused.post_body``)."""
+    if req.body_unseen is not None:
+        return Body(length=len(req.body or b""), unseen=req.body_unseen)
+    return red.body(req.url, _content_type(req.headers), req.body or b"")
 
 
 def _content_type(headers: Mapping[str, str]) -> str | None:

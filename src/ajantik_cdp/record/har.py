@@ -72,6 +72,9 @@ def _status_text(status: int) -> str:
 
 def _body_fields(body: Body) -> dict[str, Any]:
     """The text (or marker) of a body, and its custom fields."""
+    if body.unseen is not None:
+        return {"text": f"[not seen by ajantik: {body.unseen}]",
+                "_unseen": {"reason": body.unseen, "seen_bytes": body.length}}
     if body.withheld is not None:
         return {"text": withheld_marker(body),
                 "_withheld": {"reason": body.withheld.reason,
@@ -93,9 +96,11 @@ def _request(method: str, url: str, headers: dict[str, str],
         "queryString": [{"name": k, "value": v}
                         for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)],
         "headersSize": -1,
-        "bodySize": body.length if body is not None else 0,
+        # HAR's -1: the size is not known (a body the guard did not see whole).
+        "bodySize": (-1 if body.unseen is not None else body.length) if body is not None
+        else 0,
     }
-    if body is not None and body.length:
+    if body is not None and (body.length or body.unseen is not None):
         fields = _body_fields(body)
         encoding = fields.pop("encoding", None)
         post: dict[str, Any] = {"mimeType": _mime(headers), **fields}
@@ -131,7 +136,9 @@ def _response(line: RequestLine) -> dict[str, Any]:
                                    "mimeType": _mime(system.headers) or "x-unknown",
                                    **_body_fields(system.body)}
             response["bodySize"] = system.body.length
-    if line.client_status is None:
+    if line.answer == "lost":
+        response["_error"] = f"answer lost: {line.why}"
+    elif line.client_status is None:
         response["_error"] = net_error(line.client_error)
     return response
 
@@ -184,7 +191,8 @@ def _request_entry(line: RequestLine) -> dict[str, Any]:
         "_ajantik": {
             "seq": line.seq, "kind": "request", "fault": line.fault,
             "client_status": line.client_status, "client_error": line.client_error,
-            "system": _system_data(line), "target_id": line.target_id,
+            "system": _system_data(line), "answer": line.answer, "why": line.why,
+            "target_id": line.target_id,
             "target_type": line.target_type, "frame_url": line.frame_url,
         },
     }

@@ -3,6 +3,10 @@
 Every way a file can fail to be a record ends in one ``RecordReadError`` with a sentence
 for the person who gave the path. The one damage a record can carry by design, a last line
 cut short because the guard was killed while writing it, is reported and skipped.
+
+Answer lines (version 3) are folded into their request lines here, so every reader sees
+one request line per request, and ``notes()`` says where the record disagrees with its end
+line or holds answers that never came (``core/record/completeness.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 import orjson
 
 from ajantik_cdp.core.errors import BadInput
+from ajantik_cdp.core.record.completeness import Folded, fold, lost_notes
 from ajantik_cdp.core.record.record_schema import (
     RECORD_VERSION,
     VERSIONS,
@@ -47,6 +52,10 @@ class LoadedRecord:
     # Set when the last line was cut short (a guard killed mid-write): what was seen.
     torn_line: str | None = None
     version: int = RECORD_VERSION
+    # How the record disagrees with itself (a line lost on its way to the file), and the
+    # requests whose answer was lost: see ``core/record/completeness.py``.
+    problems: tuple[str, ...] = ()
+    lost: tuple[tuple[int, RequestLine], ...] = ()
 
     @property
     def frames(self) -> list[FrameLine]:
@@ -99,6 +108,8 @@ class LoadedRecord:
         if self.end is None:
             out.append("no end line: the guard is still running, or it was killed "
                        "before it could finish the record")
+        out += [f"incomplete: {problem}" for problem in self.problems]
+        out += lost_notes(Folded(self.numbered, self.lost, self.problems))
         return out
 
 
@@ -155,8 +166,10 @@ def parse_record(path: Path, raw: bytes) -> LoadedRecord:
     if not lines:
         raise RecordReadError(f"{path} holds only an incomplete first line: the guard was "
                               "killed before it wrote one whole line")
-    return LoadedRecord(path, tuple(lines), torn,
-                        first_version if isinstance(first_version, int) else RECORD_VERSION)
+    folded = fold(lines)
+    return LoadedRecord(path, folded.numbered, torn,
+                        first_version if isinstance(first_version, int) else RECORD_VERSION,
+                        folded.problems, folded.lost)
 
 
 def load_record(path: Path) -> LoadedRecord:

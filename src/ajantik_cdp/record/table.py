@@ -41,6 +41,8 @@ class RecordRow:
 def body_cell(body: Body | None, limit: int | None) -> str:
     if body is None:
         return "-"
+    if body.unseen is not None:
+        return f"not seen whole: {body.unseen}"
     if body.withheld is not None:
         # 12 hex digits are plenty to see two withheld bodies match; the record has all 32.
         fingerprint = body.withheld.fingerprint.removeprefix("hmac-sha256:")[:12]
@@ -75,7 +77,8 @@ def _request_row(line: RequestLine, limit: int | None) -> RecordRow:
               else f"error {line.client_error or ''}".strip())
     return RecordRow(
         seq=line.seq, time=_clock(line.time), method=line.method, url=line.url,
-        body=body_cell(line.request_body, limit), system=system_cell(line.system),
+        body=body_cell(line.request_body, limit),
+        system="answer lost" if line.answer == "lost" else system_cell(line.system),
         fault=line.fault or "", client=client, style="fault" if line.fault else "",
     )
 

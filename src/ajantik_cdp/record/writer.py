@@ -3,6 +3,12 @@
 Each line goes out in a single ``os.write`` on an ``O_APPEND`` descriptor, with no
 user-space buffer: once ``write`` returns, the line is in the kernel and survives the guard
 being killed with SIGKILL. A crash can therefore only lose the line being written.
+
+A recorded request's line is written when it leaves, ``pending`` its answer; the writer
+keeps those lines until their ``answer`` line, so that whoever is told of a line (the film)
+is told of the whole request once, and so that closing the record answers each one still
+waiting as lost rather than leaving it open. The end line counts what was owed
+(``core/record/completeness.py`` checks a record against it).
 """
 
 from __future__ import annotations
@@ -16,10 +22,10 @@ from pathlib import Path
 from ajantik_cdp.core.errors import BadInput
 from ajantik_cdp.core.policy.rules import is_write
 from ajantik_cdp.core.record.record_schema import (
-    ESCAPED_VERSION,
     FILM_VERSION,
     RECORD_VERSION,
     ActionLine,
+    AnswerLine,
     BlockLine,
     EndLine,
     EscapedLine,
@@ -27,8 +33,11 @@ from ajantik_cdp.core.record.record_schema import (
     RecordLine,
     RequestLine,
     StartLine,
+    complete,
     encode,
 )
+
+STOPPED_WHY = "the guard stopped before its answer came"
 
 
 class RecordOpenError(BadInput):
@@ -53,6 +62,11 @@ class RecordWriter:
                                   f"{exc.strerror or exc}") from None
         self.counts: Counter[str] = Counter()
         self._seq = 0
+        # Request lines written pending their answer, by seq.
+        self._pending: dict[int, RequestLine] = {}
+        # Requests the guard paused that owe a request line, as the guard counted them
+        # (set before ``close``); None: not told, and the end line leaves it out.
+        self.paused: int | None = None
         # Told of every line once it is on disk (the film takes a still after a write).
         self.on_written: Callable[[RecordLine], None] | None = None
 
@@ -67,12 +81,23 @@ class RecordWriter:
         written = os.write(self._fd, data)
         while written < len(data):  # a short write on a full disk: finish the line
             written += os.write(self._fd, data[written:])
+        told: RecordLine | None = line
         if isinstance(line, RequestLine):
             self.counts["request"] += 1
             if is_write(line.method):
                 self.counts["write"] += 1
             if line.fault:
                 self.counts["fault"] += 1
+            if line.answer == "pending":
+                self._pending[line.seq] = line
+                told = None
+            elif line.answer == "lost":
+                self.counts["lost"] += 1
+        elif isinstance(line, AnswerLine):
+            if line.answer == "lost":
+                self.counts["lost"] += 1
+            request = self._pending.pop(line.seq, None)
+            told = None if request is None else complete(request, line)
         elif isinstance(line, BlockLine):
             self.counts["block"] += 1
         elif isinstance(line, EscapedLine):
@@ -81,8 +106,13 @@ class RecordWriter:
             self.counts["frame"] += 1
         elif isinstance(line, ActionLine):
             self.counts["action"] += 1
-        if self.on_written is not None:
-            self.on_written(line)
+        if self.on_written is not None and told is not None:
+            self.on_written(told)
+
+    @property
+    def pending(self) -> int:
+        """Request lines written whose answer line is still to come."""
+        return len(self._pending)
 
     def start(self, line: StartLine) -> None:
         self.write(line)
@@ -90,13 +120,20 @@ class RecordWriter:
     def close(self, reason: str) -> None:
         if self._fd is None:
             return
+        self.on_written = None
+        for seq in list(self._pending):  # normally none: the guard answered each already
+            self.write(AnswerLine(seq=seq, answer="lost", system=None, client_status=None,
+                                  why=STOPPED_WHY))
         kinds: tuple[str, ...] = ("request", "write", "block", "fault")
-        if self.version >= ESCAPED_VERSION:
+        if self.version >= RECORD_VERSION:
             kinds += ("escaped",)
         if self.filmed:
             kinds += ("frame", "action")
         counts = {k: self.counts.get(k, 0) for k in kinds}
-        self.on_written = None
+        if self.version == RECORD_VERSION:
+            counts["lost"] = self.counts.get("lost", 0)
+            if self.paused is not None:
+                counts["paused"] = self.paused
         self.write(EndLine(reason=reason, counts=counts))
         os.close(self._fd)
         self._fd = None

@@ -27,6 +27,18 @@ as frame id, and a dedicated worker's requests carry its owner frame's. A frame 
 page's process is looked up in that page's frame tree (``FindFrame``). When the request
 is to be failed or answered by a fault, the lookup happens *before*: a failed navigation
 commits Chrome's error page, and reading afterwards would name ``chrome-error://``.
+
+Every recorded request has its line, whatever the page does next. Its line is reported
+when it leaves (``ReportSent``: method, URL, body as sent), and completed by the answer
+(``ReportRequest`` with ``sent``). Measured on Chrome 156: a page closed ~30 ms after a
+``fetch`` POST cancels the request in Chrome while the system still receives it, and no
+response stage ever comes (10 of 10 received, none answered). So when a page closes or
+crashes, or a request names a target that is already gone, its requests still awaiting
+their answer are probed (``Probe``: ``Fetch.getResponseBody``): Chrome answers "Invalid
+InterceptionId" once it has dropped the request, and the answer is then recorded as lost,
+with why; a request Chrome still holds (``keepalive``) is probed again until it answers.
+A guard that stops answers what is still open as lost too (``stop``). ``owed`` counts the
+requests that owe a request line, for the record's end line.
 """
 
 from __future__ import annotations
@@ -63,6 +75,16 @@ SEEN_KEPT = 20_000
 INFLIGHT_KEPT = 20_000
 FRAMES_KEPT = 4_096
 UNKNOWN_TYPE = "unknown"
+# Probing a request whose page is gone: soon after, then at this interval while Chrome
+# still holds it (a keepalive request outlives its page).
+PROBE_FIRST = 0.2
+PROBE_EVERY = 1.0
+# Off only in tests, to show what is lost without the request-stage line and the probes.
+KEEP_EVERY_LINE = True
+DROPPED = ("Chrome dropped the request before its answer came (its page closed or "
+           "crashed: {})")
+EVICTED = (f"more than {INFLIGHT_KEPT} recorded requests awaited their answers at once; "
+           "the guard stopped waiting for the oldest")
 
 
 # -- commands -----------------------------------------------------------------------------
@@ -103,6 +125,16 @@ class ReadBody:
 
 
 @dataclass(frozen=True)
+class Probe:
+    """After ``delay`` seconds, ask Chrome whether it still holds the request
+    (``Fetch.getResponseBody``); answer with ``probed``."""
+
+    session_id: str | None
+    request_id: str
+    delay: float
+
+
+@dataclass(frozen=True)
 class FindFrame:
     """Look ``frame_id`` up in the frame trees of these (target id, session id) pairs;
     answer with ``frame_found`` (the target holding it and the frame's URL, or None)."""
@@ -139,6 +171,15 @@ class ReportBlock:
 
 
 @dataclass(frozen=True)
+class ReportSent:
+    """A recorded request on its way to the system: its line, pending its answer."""
+
+    request: PausedRequest
+    where: Where
+    fault: FaultKind | None
+
+
+@dataclass(frozen=True)
 class ReportRequest:
     request: PausedRequest
     where: Where
@@ -146,10 +187,13 @@ class ReportRequest:
     system: SystemReply | None
     client_status: int | None
     client_error: str | None = None
+    sent: bool = False  # its ReportSent went out: this completes that line
+    lost: str | None = None  # the answer never came, and why
+    note: str | None = None  # what of the answer could not be read, and why
 
 
-Command = (Continue | Fail | Fulfil | ContinueResponse | ReadBody | FindFrame | ReportBlock
-           | ReportRequest)
+Command = (Continue | Fail | Fulfil | ContinueResponse | ReadBody | FindFrame | Probe
+           | ReportBlock | ReportSent | ReportRequest)
 
 
 def source_of(target: Target | None) -> Source:
@@ -181,6 +225,10 @@ class _Flight:
     client_status: int | None = None
     client_error: str | None = None
     answered: bool = False
+    sent: bool = False  # its ReportSent went out
+    probing: bool = False
+    lost: str | None = None
+    note: str | None = None
 
 
 class Interception:
@@ -195,11 +243,84 @@ class Interception:
         self._finding: dict[int, _Flight] = {}
         self._frame_owner: OrderedDict[str, str] = OrderedDict()
         self._tickets = 0
+        self.owed = 0  # requests paused that owe a request line (the end line's "paused")
 
     @property
     def in_flight(self) -> int:
         """Requests continued and awaiting their answer (for tests and diagnostics)."""
         return len(self._inflight)
+
+    def target_gone(self, target_id: str) -> list[Command]:
+        """A target closed or crashed: probe each of its requests still awaiting their
+        answer, and any whose target is no longer live."""
+        if not KEEP_EVERY_LINE:
+            return []
+        out: list[Command] = []
+        for flight in self._inflight.values():
+            where = flight.where
+            if flight.answered or flight.probing or where is None:
+                continue
+            if where.target_id == target_id or self._orphaned(where):
+                out += self._probe(flight, PROBE_FIRST)
+        return out
+
+    def probed(self, session_id: str | None, request_id: str, gone: bool,
+               why: str = "") -> list[Command]:
+        """The answer to a ``Probe``: ``gone`` when Chrome no longer holds the request."""
+        flight = self._inflight.get((session_id, request_id))
+        if flight is None or flight.answered:
+            return []
+        if not gone:
+            return [Probe(session_id, request_id, PROBE_EVERY)]
+        return self._lose(flight, DROPPED.format(why or "it no longer knows the request"))
+
+    def stop(self, why: str, connected: bool = True) -> list[Command]:
+        """The guard is stopping: every request it holds gets its line now. A block or a
+        fault still waiting for its frame's URL is carried out first while its connection
+        is open (``connected``), and an answer still waiting for its body goes on without
+        it. With the connection gone nothing can be carried out: Chrome lets a request
+        paused by a closed connection go, so none is recorded as blocked, and a fault's
+        request is recorded with its answer lost."""
+        out: list[Command] = []
+        for flight in list(self._finding.values()):
+            req = flight.request
+            flight.where = Where(req.frame_id or "", UNKNOWN_TYPE, "")
+            if not connected and flight.plan.step is not Step.CONTINUE:
+                self._inflight.pop((req.session_id, req.request_id), None)
+                if flight.plan.step is Step.FULFILL and KEEP_EVERY_LINE:
+                    flight.client_status = None
+                    out += self._lose(flight, why)
+                continue
+            out += flight.on_where
+            flight.on_where = []
+            if flight.plan.step is Step.CONTINUE and not flight.answered and KEEP_EVERY_LINE:
+                flight.answered, flight.lost = True, why
+            out += self._report_if_done(flight)
+        self._finding.clear()
+        for flight in list(self._inflight.values()):
+            if flight.answered or not KEEP_EVERY_LINE:
+                continue
+            if flight.response is not None:
+                flight.note = f"its body was not read: {why}"
+                out += self._answer(flight, flight.response, None)
+            else:
+                out += self._lose(flight, why)
+        return out
+
+    def _lose(self, flight: _Flight, why: str) -> list[Command]:
+        flight.answered, flight.lost = True, why
+        flight.system = None
+        flight.client_status = None
+        return self._report_if_done(flight)
+
+    def _probe(self, flight: _Flight, delay: float) -> list[Command]:
+        flight.probing = True
+        req = flight.request
+        return [Probe(req.session_id, req.request_id, delay)]
+
+    def _orphaned(self, where: Where) -> bool:
+        """Its target is unknown or gone: no page event will tell of its end."""
+        return where.target_type == UNKNOWN_TYPE or self.targets.live(where.target_id) is None
 
     # -- events in ------------------------------------------------------------------------
 
@@ -241,13 +362,16 @@ class Interception:
         return out + self._report_if_done(flight)
 
     def body_read(self, session_id: str | None, request_id: str,
-                  body: bytes | None) -> list[Command]:
+                  body: bytes | None, why: str | None = None) -> list[Command]:
+        """``body`` None: it could not be read, and ``why`` (Chrome's words)."""
         flight = self._inflight.get((session_id, request_id))
         if flight is None or flight.response is None:
             # Evicted meanwhile (the table is bounded): the answer must still go on.
             return [ContinueResponse(session_id, request_id)]
         if flight.answered:
             return []
+        if body is None:
+            flight.note = f"its body could not be read: {why or 'Chrome gave none'}"
         return self._answer(flight, flight.response, body)
 
     # -- request stage --------------------------------------------------------------------
@@ -270,15 +394,22 @@ class Interception:
             out: list[Command] = [Continue(sid, rid, plan.intercept_response)]
             if not plan.intercept_response:
                 return out  # nothing to report: no need to know where it came from
+            self.owed += 1
             self._inflight[(sid, rid)] = flight
             while len(self._inflight) > INFLIGHT_KEPT:
-                self._inflight.popitem(last=False)
+                _, oldest = self._inflight.popitem(last=False)
+                if not oldest.answered and KEEP_EVERY_LINE:
+                    if oldest.where is None:
+                        oldest.where = Where(oldest.request.frame_id or "", UNKNOWN_TYPE, "")
+                    out += self._lose(oldest, EVICTED)
             # The answer takes a network round trip; the frame's URL is read meanwhile.
-            return out + self._locate(flight)
+            find = self._locate(flight)
+            return out + (find or self._report_if_done(flight))
         if plan.step is Step.FAIL:
             flight.on_where = [Fail(sid, rid)]
         else:
             assert plan.status is not None
+            self.owed += 1
             answer = made_up_answer(plan.status, req.headers)
             flight.client_status = plan.status
             flight.answered = True
@@ -357,13 +488,22 @@ class Interception:
     # -- reports --------------------------------------------------------------------------
 
     def _report_if_done(self, flight: _Flight) -> list[Command]:
+        """The report due now: a block, the request's line as it leaves (and a probe if
+        nothing will tell of its page's end), or its outcome."""
         if flight.where is None:
             return []
         req = flight.request
         if flight.plan.step is Step.FAIL:
             return [ReportBlock(req, flight.where, flight.plan.decision)]
         if not flight.answered:
-            return []
+            if flight.sent or not KEEP_EVERY_LINE:
+                return []
+            flight.sent = True
+            out: list[Command] = [ReportSent(req, flight.where, flight.plan.fault)]
+            if self._orphaned(flight.where):
+                out += self._probe(flight, PROBE_FIRST)
+            return out
         self._inflight.pop((req.session_id, req.request_id), None)
         return [ReportRequest(req, flight.where, flight.plan.fault, flight.system,
-                              flight.client_status, flight.client_error)]
+                              flight.client_status, flight.client_error, sent=flight.sent,
+                              lost=flight.lost, note=flight.note)]

@@ -6,31 +6,40 @@ documented in docs/record.md. A reader accepts only versions it knows, so a chan
 meaning must bump the version.
 
 Version 1 is the record of a guard that does not film; version 2 adds the film (a
-``film`` field on the start line, ``frame`` and ``action`` lines). Version 3 adds
-``escaped`` lines (something a rule denied that got through anyway: a block line is only
-ever written for what was stopped); every guard writes it now, filming or not, and
-readers still take 1 and 2.
+``film`` field on the start line, ``frame`` and ``action`` lines). Version 3, what a guard
+writes now (filming or not), writes a recorded request's line at its request stage
+(``answer: "pending"``) and completes it with an ``answer`` line once the answer came, or
+once the guard knows it never will (``answer: "lost"``, with ``why``); its end line also
+counts the requests the guard paused that owe a line, the answers lost and what escaped.
+Readers fold each answer into its request line (``complete``), so a reader sees one
+request line per request whatever the version. Version 3 also adds ``escaped`` lines:
+something a rule denied that got through anyway (a block line is only ever written for
+what was stopped).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import orjson
 
-PLAIN_VERSION = 1  # a record without film (read only: guards write version 3)
-FILM_VERSION = 2  # a record with film: start.film, frame and action lines (read only)
-ESCAPED_VERSION = 3  # film optional, and escaped lines
-RECORD_VERSION = ESCAPED_VERSION  # what a guard writes
-VERSIONS = (PLAIN_VERSION, FILM_VERSION, ESCAPED_VERSION)
+VERSION_1 = 1  # a record without film (read only: written by guards before version 3)
+FILM_VERSION = 2  # with film: start.film, frame and action lines (read only, as version 1)
+# Written now: film optional, request-stage lines, answer lines and escaped lines.
+RECORD_VERSION = 3
+VERSIONS = (VERSION_1, FILM_VERSION, RECORD_VERSION)
 FILM_KINDS = frozenset({"frame", "action"})
-# Kinds a version does not know: a reader refuses them there.
-UNKNOWN_KINDS = {PLAIN_VERSION: FILM_KINDS | {"escaped"}, FILM_VERSION: frozenset({"escaped"}),
-                 ESCAPED_VERSION: frozenset()}
+V3_KINDS = frozenset({"answer", "escaped"})  # kinds a version 1 or 2 record never has
+# A request line's last fields from version 3 on, ``answer`` then ``why`` (left out of an
+# older version's line; ``rindex`` finds them, as nothing can follow them).
+_ANSWER_FIELD = b',"answer":'
 
-Kind = Literal["start", "request", "block", "end", "frame", "action", "escaped"]
+Kind = Literal["start", "request", "block", "end", "frame", "action", "answer", "escaped"]
+# "given": the line holds the outcome; "pending": an answer line with the same seq follows;
+# "lost": the answer never came and never will (``why`` says how the guard knows).
+Answer = Literal["given", "pending", "lost"]
 
 
 def iso_at(ns: int) -> str:
@@ -64,12 +73,16 @@ class Withheld:
 
 @dataclass(frozen=True)
 class Body:
-    """A request or response body as written: whole, or withheld with a fingerprint."""
+    """A request or response body as written: whole, withheld with a fingerprint, or not
+    seen (version 3: Chrome's pause left parts out, and ``length`` is what it carried)."""
 
     length: int
     text: str | None = None  # the body, when kept and valid UTF-8
     base64: str | None = None  # the body, when kept and binary
     withheld: Withheld | None = None
+    # Why the guard never saw the whole body (a file from disk, a stream); ``length`` is
+    # then the bytes Chrome's pause carried, fewer than were sent. Version 3.
+    unseen: str | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +129,36 @@ class RequestLine:
     started: str | None = None
     time: str = field(default_factory=now_iso)
     kind: Kind = "request"
+    # Version 3 (see ``Answer``); a version 1 or 2 line is always "given".
+    answer: Answer = "given"
+    why: str | None = None
+
+
+@dataclass(frozen=True)
+class AnswerLine:
+    """The outcome of the request line with the same ``seq``, written at ``pending``
+    (version 3). ``answer`` is "given" (the fields say what came back) or "lost"."""
+
+    seq: int
+    answer: Literal["given", "lost"]
+    system: SystemAnswer | None
+    client_status: int | None
+    client_error: str | None = None
+    why: str | None = None  # lost: how the guard knows; given: what it could not read
+    time: str = field(default_factory=now_iso)
+    kind: Kind = "answer"
+
+
+def complete(request: RequestLine, answer: AnswerLine) -> RequestLine:
+    """A pending request line with its answer folded in: the one line readers see."""
+    return replace(request, system=answer.system, client_status=answer.client_status,
+                   client_error=answer.client_error, answer=answer.answer, why=answer.why,
+                   time=answer.time)
+
+
+def lost(request: RequestLine, why: str) -> RequestLine:
+    """A pending request line whose answer line is missing, as readers see it."""
+    return replace(request, answer="lost", why=why)
 
 
 @dataclass(frozen=True)
@@ -194,7 +237,7 @@ class ActionLine:
 
 
 RecordLine = (StartLine | RequestLine | BlockLine | EndLine | FrameLine | ActionLine
-              | EscapedLine)
+              | AnswerLine | EscapedLine)
 
 
 def _prefix(version: int) -> bytes:
@@ -210,17 +253,30 @@ def encode(line: RecordLine, version: int = RECORD_VERSION) -> bytes:
     orjson writes a dataclass as an object of its fields in order, as ``asdict`` would,
     without the deep copy that made ``asdict`` cost more than the rest of a recorded write
     (measured: about 2 ms of the guard's CPU per request line on this machine).
-    A version-1 start line is written without ``film``, as version 1 always was; an
-    ``escaped`` line exists from version 3 on."""
-    if version == PLAIN_VERSION and line.kind in FILM_KINDS:
-        raise ValueError(f"a {line.kind} line needs record version {FILM_VERSION}")
-    if line.kind in UNKNOWN_KINDS.get(version, ()):
-        raise ValueError(f"a {line.kind} line needs record version {ESCAPED_VERSION}")
-    if version == PLAIN_VERSION and isinstance(line, StartLine):
-        if line.film is not None:
-            raise ValueError(f"a start line with film needs record version {FILM_VERSION}")
-        data = orjson.dumps(line)
-        return _PREFIXES[version] + data[1:data.rindex(b',"film":')] + b"}\n"
+    A version-1 start line is written without ``film``, as version 1 always was, and a
+    version 1 or 2 request line without ``answer`` and ``why``; ``answer`` and ``escaped``
+    lines exist from version 3 on."""
+    if version == VERSION_1:
+        if line.kind in FILM_KINDS:
+            raise ValueError(f"a {line.kind} line needs record version {FILM_VERSION}")
+        if isinstance(line, StartLine):
+            if line.film is not None:
+                raise ValueError(f"a start line with film needs record version {FILM_VERSION}")
+            data = orjson.dumps(line)
+            return _PREFIXES[version] + data[1:data.rindex(b',"film":')] + b"}\n"
+    if version != RECORD_VERSION:
+        if line.kind in V3_KINDS:
+            raise ValueError(f"an {line.kind} line needs record version {RECORD_VERSION}")
+        if isinstance(line, RequestLine):
+            if line.answer != "given" or line.why is not None:
+                raise ValueError(f"a {line.answer} request line needs record version "
+                                 f"{RECORD_VERSION}")
+            if line.request_body.unseen is not None:
+                raise ValueError(f"a body not seen needs record version {RECORD_VERSION}")
+            # A body's last field, always null here: inside a JSON string every quote is
+            # escaped, so these bytes can only be the field itself.
+            data = orjson.dumps(line).replace(b',"unseen":null}', b"}")
+            return _PREFIXES[version] + data[1:data.rindex(_ANSWER_FIELD)] + b"}\n"
     return _PREFIXES[version] + orjson.dumps(line)[1:] + b"\n"
 
 
@@ -237,6 +293,20 @@ def _body(data: Any) -> Body:
         text=data.get("text"),
         base64=data.get("base64"),
         withheld=Withheld(**withheld) if isinstance(withheld, dict) else None,
+        unseen=data.get("unseen"),
+    )
+
+
+def _system(system: Any) -> SystemAnswer | None:
+    if system is None:
+        return None
+    if not isinstance(system, dict):
+        raise RecordFormatError("system must be an object or null")
+    return SystemAnswer(
+        status=system.get("status"),
+        headers=system.get("headers") or {},
+        body=_body(system["body"]) if system.get("body") is not None else None,
+        error=system.get("error"),
     )
 
 
@@ -255,10 +325,14 @@ def decode(raw: bytes | str) -> RecordLine:
             f"{', '.join(map(str, VERSIONS))})"
         )
     kind = data.get("kind")
-    if version == PLAIN_VERSION and (kind in FILM_KINDS or "film" in data):
+    if version == VERSION_1 and (kind in FILM_KINDS or "film" in data):
         raise RecordFormatError(f"a version-1 record has no film ({kind} line)")
-    if kind in UNKNOWN_KINDS[version]:
+    if version != RECORD_VERSION and kind == "escaped":
         raise RecordFormatError(f"a version-{version} record has no {kind} line")
+    if version != RECORD_VERSION and (kind == "answer" or (
+            kind == "request" and ("answer" in data or "why" in data))):
+        raise RecordFormatError(f"a version-{version} record has no answer lines "
+                                f"({kind} line)")
     try:
         if kind == "start":
             return StartLine(**data)
@@ -267,17 +341,17 @@ def decode(raw: bytes | str) -> RecordLine:
         if kind == "action":
             return ActionLine(**data)
         if kind == "request":
-            system = data.pop("system")
+            system = _system(data.pop("system"))
             req_body = _body(data.pop("request_body"))
-            answer = None
-            if system is not None:
-                answer = SystemAnswer(
-                    status=system.get("status"),
-                    headers=system.get("headers") or {},
-                    body=_body(system["body"]) if system.get("body") is not None else None,
-                    error=system.get("error"),
-                )
-            return RequestLine(system=answer, request_body=req_body, **data)
+            line = RequestLine(system=system, request_body=req_body, **data)
+            if line.answer not in ("given", "pending", "lost"):
+                raise RecordFormatError(f"request line answer {line.answer!r} is unknown")
+            return line
+        if kind == "answer":
+            answer = AnswerLine(system=_system(data.pop("system")), **data)
+            if answer.answer not in ("given", "lost"):
+                raise RecordFormatError(f"answer line answer {answer.answer!r} is unknown")
+            return answer
         if kind == "block":
             return BlockLine(**data)
         if kind == "escaped":

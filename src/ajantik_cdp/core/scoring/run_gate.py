@@ -21,6 +21,10 @@ A run's outcome is the first rung of this ladder that applies (worst first):
 (*) ``allow_unscorable`` lets unscorable units pass, and the result says so; the outcome
 stays "unscorable": an unscorable unit is never counted as correct.
 
+A record that disagrees with its own end line (``incomplete``: a line lost on its way to
+the file, core/record/completeness.py) is our side breaking: the run is "infrastructure"
+(not counted, failing) unless ``allow_incomplete_record``, and then the result says so.
+
 Damage and silent wrong are counted whether or not the fault fired (a lie is a lie). A run
 whose fault never fired, with nothing worse, is no test of that fault: it is never a
 pass, and it is left out of a fault's rates ("counted" is False).
@@ -75,6 +79,7 @@ class GatePolicy:
 
     allow_unscorable: bool = False
     fail_on: frozenset[Verdict] = field(default=frozenset())
+    allow_incomplete_record: bool = False
 
     def __post_init__(self) -> None:
         extra = self.fail_on - EXTRA_FAIL_ON
@@ -120,11 +125,13 @@ def _named(count_of: str, units: Sequence[str]) -> str:
 def gate_run(units: Sequence[UnitScore], damage: Iterable[tuple[str, str | None]] = (), *,
              fault_fired: bool | None = None, crashed: str | None = None,
              timed_out: str | None = None, infrastructure: str | None = None,
+             incomplete: Sequence[str] = (),
              policy: GatePolicy = DEFAULT_POLICY) -> GateResult:
     """The outcome of one run and whether it passes.
 
     ``damage``: (kind, unit or None) per damage found. ``fault_fired``: None when no fault
     was armed. ``crashed``/``timed_out``/``infrastructure``: the reason, when it happened.
+    ``incomplete``: how the record disagrees with its end line, one sentence each.
     """
     harm = list(damage)
     failing: list[str] = []
@@ -137,6 +144,13 @@ def gate_run(units: Sequence[UnitScore], damage: Iterable[tuple[str, str | None]
     if infrastructure:
         rungs.append(Outcome.INFRASTRUCTURE)
         failing.append(f"infrastructure: {infrastructure}")
+    if incomplete:
+        text = f"the record is incomplete: {'; '.join(incomplete)}"
+        if policy.allow_incomplete_record:
+            allowed.append(text)
+        else:
+            rungs.append(Outcome.INFRASTRUCTURE)
+            failing.append(text)
     if harm:
         rungs.append(Outcome.DAMAGE)
         kinds = ", ".join(f"{kind} on {unit}" if unit else kind for kind, unit in harm)

@@ -226,7 +226,7 @@ async def run_one(test: SkillTest, planned: PlannedRun, upstream: str, out_dir: 
                     [(d.kind, d.unit) for d in judgement.damage],
                     fault_fired=None if fired is Firing.NO_FAULT else fired is Firing.ON_POINT,
                     crashed=skill_run.crashed, timed_out=skill_run.timed_out,
-                    policy=test.options.policy)
+                    incomplete=judgement.record.problems, policy=test.options.policy)
     result = JudgedRun(test.name, planned, rel, judgement, gate, fired, skill_run,
                        time.monotonic() - started, check, tuple(notes), tuple(desk.windows))
     _write_verdicts(test, result, folder)
